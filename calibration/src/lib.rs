@@ -1,0 +1,1 @@
+//! Calibration: fits drive-profile parameters to measured curves (filled by the calibration issue).

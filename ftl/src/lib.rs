@@ -1,0 +1,1 @@
+//! Simulated SSD firmware.

@@ -1,0 +1,97 @@
+//! The one device trait every suite drives: the simulated SSD and a real file or block device
+//! implement it, so the same job runs on both and the results can be compared.
+//!
+//! Time is in nanoseconds. For the simulator it is simulated time (never the wall clock); for a
+//! real target it is wall time since the target was opened. The host loop only ever reads time
+//! through [`Device::now_ns`] and the completions, so it cannot tell the two apart.
+
+use serde::Serialize;
+
+/// What an I/O does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoDir {
+    Read,
+    Write,
+    Trim,
+}
+
+impl IoDir {
+    /// Index into per-direction arrays (read 0, write 1, trim 2), the order fio reports them in.
+    pub const fn index(self) -> usize {
+        match self {
+            IoDir::Read => 0,
+            IoDir::Write => 1,
+            IoDir::Trim => 2,
+        }
+    }
+}
+
+/// One host command. Offsets and lengths are bytes and must be multiples of the device's
+/// logical block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoRequest {
+    /// Caller-chosen tag, returned unchanged in the completion.
+    pub tag: u64,
+    pub dir: IoDir,
+    pub offset_bytes: u64,
+    pub len_bytes: u32,
+}
+
+/// A finished command with its submit and completion times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoCompletion {
+    pub tag: u64,
+    pub dir: IoDir,
+    pub len_bytes: u32,
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+}
+
+/// Static facts about a target.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceInfo {
+    /// Addressable bytes the host may use.
+    pub capacity_bytes: u64,
+    /// Offsets and lengths must be multiples of this.
+    pub logical_block_bytes: u32,
+    /// "simulated" or "real".
+    pub kind: &'static str,
+    /// Drive profile name or path of the real target.
+    pub name: String,
+}
+
+/// Errors a device can report to the host loop.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("I/O out of range: offset {offset_bytes} + {len_bytes} > capacity {capacity_bytes}")]
+    OutOfRange { offset_bytes: u64, len_bytes: u32, capacity_bytes: u64 },
+    #[error("misaligned I/O: offset {offset_bytes}, length {len_bytes}, block size {block_bytes}")]
+    Misaligned { offset_bytes: u64, len_bytes: u32, block_bytes: u32 },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("verify failed: {0}")]
+    Verify(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A block device as the host sees it: submit commands, wait for completions.
+pub trait Device {
+    fn info(&self) -> DeviceInfo;
+
+    /// Current time in ns (simulated time for the simulator).
+    fn now_ns(&self) -> u64;
+
+    /// Queue a command at the current time. The device decides when it actually starts.
+    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError>;
+
+    /// Wait for the next completion, but not past `deadline_ns` when one is given.
+    /// Returns `Ok(None)` when the deadline came first (time then equals the deadline) or when
+    /// nothing is outstanding and no deadline was given. Used by open-loop workloads (ACT,
+    /// VDBench iorate) that submit at fixed arrival times.
+    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError>;
+
+    /// Commands submitted but not yet returned by [`Device::wait`].
+    fn outstanding(&self) -> usize;
+}

@@ -1,0 +1,5 @@
+//! Host side of ssdlab: reads fio job files, drives a [`device::Device`] (the simulated SSD or a
+//! real file/block device) closed- or open-loop, and reports fio-compatible results, time series,
+//! SNIA PTS-E / ezFIO / VDBench / ACT suites and plots.
+
+pub mod device;
