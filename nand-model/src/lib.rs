@@ -1,1 +1,41 @@
-//! NAND model.
+//! # nand-model
+//!
+//! The lowest crate of ssdlab: the definitions every other crate shares (simulated time, ids, the
+//! event queue, seeded RNG streams, configuration errors) and a discrete-event model of a NAND
+//! flash array: channels, dies, planes, blocks and pages with per-cell-type timing and per-operation
+//! energy.
+//!
+//! It knows nothing of logical addresses, hosts or garbage collection: callers hand it physical
+//! operations ([`NandOp`]) and it tells them, through completions, when each finished.
+//!
+//! ```
+//! use nand_model::{CellType, Flash, GeometryConfig, NandOp, OpKind, TimingConfig, EnergyConfig};
+//! let geo = GeometryConfig::tiny_example().validate().unwrap();
+//! let timing = TimingConfig::example(CellType::Tlc).validate(&geo).unwrap();
+//! let energy = EnergyConfig::default().validate().unwrap();
+//! let mut flash = Flash::new(geo, timing, energy);
+//! flash.submit(0, NandOp::read(7, 0, 0, 1, 4096));
+//! let done = flash.advance_until(u64::MAX).unwrap();
+//! assert_eq!(done.tag, 7);
+//! assert!(done.end_ns > 0);
+//! ```
+
+pub mod config_error;
+pub mod energy;
+pub mod event;
+pub mod flash;
+pub mod geometry;
+pub mod rng;
+pub mod time;
+pub mod timeline;
+pub mod timing;
+
+pub use config_error::ConfigError;
+pub use energy::{Energy, EnergyConfig};
+pub use event::EventQueue;
+pub use flash::{Flash, FlashStats, NandDone, NandOp, OpKind};
+pub use geometry::{CellType, Geometry, GeometryConfig};
+pub use rng::{RngStream, RngStreams};
+pub use time::SimTime;
+pub use timeline::Timeline;
+pub use timing::{Timing, TimingConfig};

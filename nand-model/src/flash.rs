@@ -1,0 +1,331 @@
+//! The NAND array as a discrete-event model. Each die executes one array operation at a time
+//! from its own queues (reads first, then programs and erases in order); each channel is a
+//! [`Timeline`] shared by its dies for command cycles and data transfer. An operation's start and
+//! end follow from those resources, so two operations needing the same die never overlap and two
+//! transfers on one channel never overlap, while array times of different dies do overlap.
+//!
+//! The caller (the FTL) submits [`NandOp`]s and pulls [`NandDone`]s in time order with
+//! [`Flash::advance_until`]; nothing here knows what the data means.
+
+use crate::energy::Energy;
+use crate::event::EventQueue;
+use crate::geometry::Geometry;
+use crate::time::SimTime;
+use crate::timeline::Timeline;
+use crate::timing::Timing;
+use std::collections::VecDeque;
+
+/// Array operation kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    Read,
+    Program,
+    Erase,
+}
+
+/// One operation on one die. `tag` is the caller's, returned in the completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NandOp {
+    pub tag: u64,
+    pub kind: OpKind,
+    pub die: u32,
+    /// Page type (LSB=0, CSB/MSB=1, ...) for reads; ignored otherwise.
+    pub page_type: u8,
+    /// Planes addressed by a multi-plane operation (1..=planes_per_die).
+    pub planes: u8,
+    /// Bytes moved over the channel (read out, or program data in); 0 for erase.
+    pub bytes: u32,
+}
+
+impl NandOp {
+    pub fn read(tag: u64, die: u32, page_type: u8, planes: u8, bytes: u32) -> Self {
+        NandOp { tag, kind: OpKind::Read, die, page_type, planes, bytes }
+    }
+    pub fn program(tag: u64, die: u32, planes: u8, bytes: u32) -> Self {
+        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes }
+    }
+    pub fn erase(tag: u64, die: u32, planes: u8) -> Self {
+        NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0 }
+    }
+}
+
+/// A finished operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NandDone {
+    pub tag: u64,
+    pub kind: OpKind,
+    pub die: u32,
+    /// When the die started it (after any queueing).
+    pub start_ns: SimTime,
+    pub end_ns: SimTime,
+}
+
+/// Counters over the whole run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlashStats {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+    pub suspends: u64,
+    pub bytes_read: u64,
+    pub bytes_programmed: u64,
+    /// Sum over dies of array-busy time.
+    pub die_busy_ns: u64,
+    /// Energy of array operations and transfers, J (standby is added by [`Flash::energy_j`]).
+    pub op_energy_j: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    op: NandOp,
+    start: SimTime,
+    end: SimTime,
+}
+
+#[derive(Debug, Default)]
+struct Die {
+    running: Option<Running>,
+    /// Bumped whenever `running.end` moves (suspend), so its stale end event is ignored.
+    generation: u32,
+    /// Reads done while the running program/erase is suspended end no earlier than this.
+    suspended_reads_until: SimTime,
+    reads: VecDeque<NandOp>,
+    writes: VecDeque<NandOp>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// The running op of `die` ends (if `generation` is still current).
+    DieDone { die: u32, generation: u32 },
+    /// A read served during a suspension ends.
+    SuspendedRead { op: NandOp, start: SimTime },
+}
+
+/// The NAND array: dies, channels, their queues and the event queue that orders completions.
+pub struct Flash {
+    geo: Geometry,
+    timing: Timing,
+    energy: Energy,
+    channels: Vec<Timeline>,
+    dies: Vec<Die>,
+    events: EventQueue<Event>,
+    stats: FlashStats,
+    trace_hash: u64,
+    queued: usize,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+impl Flash {
+    pub fn new(geo: Geometry, timing: Timing, energy: Energy) -> Self {
+        Flash {
+            channels: (0..geo.channels).map(|_| Timeline::new()).collect(),
+            dies: (0..geo.dies()).map(|_| Die::default()).collect(),
+            geo,
+            timing,
+            energy,
+            events: EventQueue::new(),
+            stats: FlashStats::default(),
+            trace_hash: FNV_OFFSET,
+            queued: 0,
+        }
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    pub fn stats(&self) -> &FlashStats {
+        &self.stats
+    }
+
+    /// FNV-1a hash over every started operation (kind, die, start, end): equal inputs give equal
+    /// hashes, so determinism tests compare one number.
+    pub fn trace_hash(&self) -> u64 {
+        self.trace_hash
+    }
+
+    /// Operations submitted and not yet completed.
+    pub fn in_flight(&self) -> usize {
+        self.queued
+    }
+
+    /// Ops waiting (not started) plus running on `die`.
+    pub fn die_backlog(&self, die: u32) -> usize {
+        let d = &self.dies[die as usize];
+        d.reads.len() + d.writes.len() + d.running.is_some() as usize
+    }
+
+    /// Time the earliest pending completion is due.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+
+    /// Total energy up to `now`: operations plus standby of every die for the elapsed time.
+    pub fn energy_j(&self, now: SimTime) -> f64 {
+        self.stats.op_energy_j + Energy::joules(self.energy.standby_w * self.geo.dies() as f64, now)
+    }
+
+    /// Queues `op` at `now`; it starts as soon as its die (and channel) allow.
+    pub fn submit(&mut self, now: SimTime, op: NandOp) {
+        debug_assert!(op.die < self.geo.dies());
+        self.queued += 1;
+        let die = op.die as usize;
+        if self.dies[die].running.is_none() {
+            self.start(now, op);
+            return;
+        }
+        if op.kind == OpKind::Read && self.timing.suspend && self.try_suspend_for(now, op) {
+            return;
+        }
+        match op.kind {
+            OpKind::Read => self.dies[die].reads.push_back(op),
+            _ => self.dies[die].writes.push_back(op),
+        }
+    }
+
+    /// Pops the next completion due at or before `limit`, starting whatever its die does next.
+    pub fn advance_until(&mut self, limit: SimTime) -> Option<NandDone> {
+        while let Some((t, ev)) = self.events.pop_until(limit) {
+            match ev {
+                Event::DieDone { die, generation } => {
+                    let d = &mut self.dies[die as usize];
+                    if generation != d.generation {
+                        continue; // end moved by a suspend; a newer event exists
+                    }
+                    let Some(run) = d.running.take() else { continue };
+                    self.queued -= 1;
+                    self.start_next(t, die);
+                    return Some(NandDone { tag: run.op.tag, kind: run.op.kind, die, start_ns: run.start, end_ns: t });
+                }
+                Event::SuspendedRead { op, start } => {
+                    self.queued -= 1;
+                    return Some(NandDone { tag: op.tag, kind: op.kind, die: op.die, start_ns: start, end_ns: t });
+                }
+            }
+        }
+        None
+    }
+
+    fn start_next(&mut self, now: SimTime, die: u32) {
+        let d = &mut self.dies[die as usize];
+        let next = d.reads.pop_front().or_else(|| d.writes.pop_front());
+        if let Some(op) = next {
+            self.start(now, op);
+        }
+    }
+
+    /// Books the die and channel for `op` starting no earlier than `now`.
+    fn start(&mut self, now: SimTime, op: NandOp) {
+        let t = &self.timing;
+        let ch = self.geo.channel_of(op.die) as usize;
+        let planes = op.planes.max(1) as u32;
+        let xfer = t.transfer_ns(op.bytes);
+        let (start, end, array_ns, array_w) = match op.kind {
+            OpKind::Read => {
+                let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns);
+                let array_start = cmd + t.t_cmd_ns;
+                let array_ns = t.read_array_ns(op.page_type as u32, planes);
+                let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
+                (cmd, x + xfer, array_ns, self.energy.read_w)
+            }
+            OpKind::Program => {
+                let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns + xfer);
+                let array_ns = t.program_array_ns(planes);
+                (cmd, cmd + t.t_cmd_ns + xfer + array_ns, array_ns, self.energy.prog_w)
+            }
+            OpKind::Erase => {
+                let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns);
+                let array_ns = t.erase_array_ns(planes);
+                (cmd, cmd + t.t_cmd_ns + array_ns, array_ns, self.energy.erase_w)
+            }
+        };
+        self.account(&op, start, end, array_ns, array_w, xfer);
+        let d = &mut self.dies[op.die as usize];
+        d.running = Some(Running { op, start, end });
+        self.events.push(end, Event::DieDone { die: op.die, generation: d.generation });
+    }
+
+    /// Serves a read at once by suspending the die's program or erase, if worth it.
+    fn try_suspend_for(&mut self, now: SimTime, op: NandOp) -> bool {
+        let t = self.timing;
+        let d = &self.dies[op.die as usize];
+        let Some(run) = d.running else { return false };
+        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns {
+            return false;
+        }
+        let ch = self.geo.channel_of(op.die) as usize;
+        let planes = op.planes.max(1) as u32;
+        let array_ns = t.read_array_ns(op.page_type as u32, planes);
+        let xfer = t.transfer_ns(op.bytes);
+        let array_start = (now + t.t_suspend_ns).max(d.suspended_reads_until);
+        let cmd = self.channels[ch].reserve(now, array_start.saturating_sub(t.t_cmd_ns).max(now), t.t_cmd_ns);
+        let array_start = array_start.max(cmd + t.t_cmd_ns);
+        let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
+        let end = x + xfer;
+        self.account(&op, cmd, end, array_ns, self.energy.read_w, xfer);
+        self.stats.suspends += 1;
+        let d = &mut self.dies[op.die as usize];
+        d.suspended_reads_until = array_start + array_ns;
+        // The suspended operation loses the read's array time plus a suspend and a resume.
+        let delay = array_ns + 2 * t.t_suspend_ns;
+        if let Some(r) = d.running.as_mut() {
+            r.end += delay;
+            d.generation = d.generation.wrapping_add(1);
+            self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
+        }
+        self.events.push(end, Event::SuspendedRead { op, start: cmd });
+        true
+    }
+
+    fn account(&mut self, op: &NandOp, start: SimTime, end: SimTime, array_ns: SimTime, array_w: f64, xfer: SimTime) {
+        let s = &mut self.stats;
+        let planes = op.planes.max(1) as f64;
+        s.op_energy_j += Energy::joules(array_w * planes, array_ns) + Energy::joules(self.energy.transfer_w, xfer);
+        s.die_busy_ns += end - start;
+        match op.kind {
+            OpKind::Read => {
+                s.reads += 1;
+                s.bytes_read += op.bytes as u64;
+            }
+            OpKind::Program => {
+                s.programs += 1;
+                s.bytes_programmed += op.bytes as u64;
+            }
+            OpKind::Erase => s.erases += 1,
+        }
+        let mut h = self.trace_hash;
+        for v in [op.kind as u64, op.die as u64, start, end] {
+            for b in v.to_le_bytes() {
+                h ^= b as u64;
+                h = h.wrapping_mul(FNV_PRIME);
+            }
+        }
+        self.trace_hash = h;
+    }
+
+    /// Forgets everything queued or running (sudden power loss): the caller decides what the
+    /// interrupted operations mean for the data.
+    pub fn power_cut(&mut self) -> Vec<NandOp> {
+        let mut lost = Vec::new();
+        for d in &mut self.dies {
+            if let Some(r) = d.running.take() {
+                lost.push(r.op);
+            }
+            lost.extend(d.reads.drain(..));
+            lost.extend(d.writes.drain(..));
+            d.generation = d.generation.wrapping_add(1);
+        }
+        for c in &mut self.channels {
+            c.clear();
+        }
+        self.events.clear();
+        self.queued = 0;
+        lost
+    }
+}

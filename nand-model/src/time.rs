@@ -1,0 +1,25 @@
+//! Simulated time. Always integer nanoseconds since the start of a simulation; never the wall
+//! clock, so that the same inputs give bit-identical results on any machine.
+
+/// Simulated time or duration in nanoseconds.
+pub type SimTime = u64;
+
+pub const NS_PER_US: SimTime = 1_000;
+pub const NS_PER_MS: SimTime = 1_000_000;
+pub const NS_PER_S: SimTime = 1_000_000_000;
+
+/// Converts a configured duration in microseconds (a float in profiles, for readability) into
+/// integer nanoseconds, rounding to the nearest ns. Done once at load, never on the hot path.
+pub fn us_to_ns(us: f64) -> SimTime {
+    (us * 1_000.0).round().max(0.0) as SimTime
+}
+
+/// Nanoseconds to move `bytes` over a link of `bytes_per_s`, rounded up so that a transfer never
+/// takes zero time.
+pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> SimTime {
+    if bytes_per_s == 0 {
+        return 0;
+    }
+    let num = bytes as u128 * NS_PER_S as u128;
+    num.div_ceil(bytes_per_s as u128) as SimTime
+}

@@ -1,0 +1,229 @@
+//! NAND timing: array read/program/erase times per cell type and the channel interface.
+//! Configured in microseconds (readable in profiles), converted once to integer nanoseconds.
+
+use crate::config_error::{check_f64, check_u64, ConfigError};
+use crate::geometry::{CellType, Geometry};
+use crate::time::{us_to_ns, SimTime, NS_PER_S};
+use serde::{Deserialize, Serialize};
+
+fn one() -> u32 {
+    1
+}
+fn eight() -> u32 {
+    8
+}
+fn yes() -> bool {
+    true
+}
+fn default_t_cmd_ns() -> u32 {
+    150
+}
+fn default_t_suspend_us() -> f64 {
+    20.0
+}
+
+/// Timing as written in a drive profile (`[timing]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Array read time per page type (LSB, CSB, MSB, TSB order) in us; one value means the same
+    /// (stated average) for every type.
+    pub t_r_us: Vec<f64>,
+    /// Time to program one word line (all its pages) on all planes of a multi-plane program, in
+    /// us. For a two-pass QLC program this is the sum of both passes.
+    pub t_prog_us: f64,
+    /// 1 = one-shot program; 2 = two passes (coarse + fine) with the data held in the controller
+    /// between them, so write-buffer space is held until the second pass ends.
+    #[serde(default = "one")]
+    pub program_passes: u32,
+    /// Block erase time in us (a multi-plane erase costs one tBERS).
+    pub t_bers_us: f64,
+    /// Read time in SLC mode (used when `geometry.slc_mode`), us.
+    #[serde(default)]
+    pub t_r_slc_us: Option<f64>,
+    /// Word-line program time in SLC mode, us.
+    #[serde(default)]
+    pub t_prog_slc_us: Option<f64>,
+    /// Channel interface speed in mega-transfers per second (ONFI NV-DDR3 / Toggle).
+    pub channel_mts: u32,
+    /// Bus width in bits (8 for every current NAND package).
+    #[serde(default = "eight")]
+    pub bus_width_bits: u32,
+    /// Command and address cycles plus status polling per operation, ns.
+    #[serde(default = "default_t_cmd_ns")]
+    pub t_cmd_ns: u32,
+    /// Multi-plane operations: one tR/tPROG/tBERS for all planes of a die. Off = planes serialise.
+    #[serde(default = "yes")]
+    pub multi_plane: bool,
+    /// Program/erase suspend: a read arriving at a busy die suspends the program or erase.
+    #[serde(default)]
+    pub suspend: bool,
+    /// Cost of one suspend + resume, us (added to the read's start and the suspended op's end).
+    #[serde(default = "default_t_suspend_us")]
+    pub t_suspend_us: f64,
+}
+
+impl TimingConfig {
+    /// Representative timing used by examples: 176-layer TLC (ISSCC 2021 class).
+    pub fn example(cell: CellType) -> Self {
+        let (t_r, t_prog, t_bers) = match cell {
+            CellType::Qlc => (vec![100.0], 5000.0, 10_000.0),
+            _ => (vec![50.0], 1200.0, 3500.0),
+        };
+        TimingConfig {
+            t_r_us: t_r,
+            t_prog_us: t_prog,
+            program_passes: 1,
+            t_bers_us: t_bers,
+            t_r_slc_us: None,
+            t_prog_slc_us: None,
+            channel_mts: 1600,
+            bus_width_bits: 8,
+            t_cmd_ns: 150,
+            multi_plane: true,
+            suspend: false,
+            t_suspend_us: 20.0,
+        }
+    }
+
+    /// Checks physical ranges and derives the nanosecond [`Timing`] for `geo`.
+    pub fn validate(&self, geo: &Geometry) -> Result<Timing, ConfigError> {
+        let bits = geo.cell.bits_per_cell() as usize;
+        if self.t_r_us.len() != 1 && self.t_r_us.len() != bits {
+            return Err(ConfigError::new(
+                "timing.t_r_us",
+                format!("{} values", self.t_r_us.len()),
+                format!("1 value or {bits} (one per page type of {})", geo.cell.name()),
+            ));
+        }
+        for &t in &self.t_r_us {
+            check_f64("timing.t_r_us", t, 1.0, 2_000.0)?;
+        }
+        check_f64("timing.t_prog_us", self.t_prog_us, 10.0, 50_000.0)?;
+        check_u64("timing.program_passes", self.program_passes.into(), 1, 2)?;
+        check_f64("timing.t_bers_us", self.t_bers_us, 100.0, 100_000.0)?;
+        check_u64("timing.channel_mts", self.channel_mts.into(), 10, 10_000)?;
+        if self.bus_width_bits != 8 && self.bus_width_bits != 16 {
+            return Err(ConfigError::new("timing.bus_width_bits", self.bus_width_bits, "8 or 16"));
+        }
+        check_u64("timing.t_cmd_ns", self.t_cmd_ns.into(), 0, 100_000)?;
+        check_f64("timing.t_suspend_us", self.t_suspend_us, 0.0, 1_000.0)?;
+        let mut t_r_ns = [0; 4];
+        let mut t_prog_ns = us_to_ns(self.t_prog_us);
+        if geo.slc_mode {
+            let t_r = check_f64("timing.t_r_slc_us", self.t_r_slc_us.unwrap_or(self.t_r_us[0] * 0.5), 1.0, 2_000.0)?;
+            let t_p = check_f64(
+                "timing.t_prog_slc_us",
+                self.t_prog_slc_us.unwrap_or(self.t_prog_us / bits as f64 * 0.5),
+                10.0,
+                50_000.0,
+            )?;
+            t_r_ns = [us_to_ns(t_r); 4];
+            t_prog_ns = us_to_ns(t_p);
+        } else {
+            for (i, slot) in t_r_ns.iter_mut().enumerate() {
+                let v = if self.t_r_us.len() == 1 { self.t_r_us[0] } else { self.t_r_us[i.min(bits - 1)] };
+                *slot = us_to_ns(v);
+            }
+        }
+        let bytes_per_s = self.channel_mts as u64 * 1_000_000 * (self.bus_width_bits as u64 / 8);
+        Ok(Timing {
+            t_r_ns,
+            t_prog_ns,
+            program_passes: self.program_passes,
+            t_bers_ns: us_to_ns(self.t_bers_us),
+            channel_bytes_per_s: bytes_per_s,
+            t_cmd_ns: self.t_cmd_ns as SimTime,
+            multi_plane: self.multi_plane,
+            suspend: self.suspend,
+            t_suspend_ns: us_to_ns(self.t_suspend_us),
+        })
+    }
+}
+
+/// Validated timing in integer nanoseconds, for the array mode in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// tR by page type (index = page type; unused types repeat the last).
+    pub t_r_ns: [SimTime; 4],
+    pub t_prog_ns: SimTime,
+    pub program_passes: u32,
+    pub t_bers_ns: SimTime,
+    pub channel_bytes_per_s: u64,
+    pub t_cmd_ns: SimTime,
+    pub multi_plane: bool,
+    pub suspend: bool,
+    pub t_suspend_ns: SimTime,
+}
+
+impl Timing {
+    /// Channel time to move `bytes` between controller and die.
+    pub fn transfer_ns(&self, bytes: u32) -> SimTime {
+        crate::time::transfer_ns(bytes as u64, self.channel_bytes_per_s)
+    }
+
+    /// Array time of a read of `planes` planes (multi-plane: one tR).
+    pub fn read_array_ns(&self, page_type: u32, planes: u32) -> SimTime {
+        let t = self.t_r_ns[(page_type as usize).min(3)];
+        if self.multi_plane {
+            t
+        } else {
+            t * planes.max(1) as SimTime
+        }
+    }
+
+    pub fn program_array_ns(&self, planes: u32) -> SimTime {
+        if self.multi_plane {
+            self.t_prog_ns
+        } else {
+            self.t_prog_ns * planes.max(1) as SimTime
+        }
+    }
+
+    pub fn erase_array_ns(&self, planes: u32) -> SimTime {
+        if self.multi_plane {
+            self.t_bers_ns
+        } else {
+            self.t_bers_ns * planes.max(1) as SimTime
+        }
+    }
+
+    /// Sustained program bandwidth of one die in bytes/s (array + transfer of a program unit),
+    /// the figure NAND papers quote as "MB/s per die".
+    pub fn die_program_bytes_per_s(&self, geo: &Geometry) -> f64 {
+        let unit = geo.program_unit_bytes();
+        let t = self.program_array_ns(geo.planes_per_die) + self.transfer_ns(unit as u32) + self.t_cmd_ns;
+        unit as f64 * NS_PER_S as f64 / t as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::GeometryConfig;
+
+    #[test]
+    fn tlc_die_program_bandwidth_is_about_160_mb_s() {
+        let mut gc = GeometryConfig::tiny_example();
+        gc.planes_per_die = 4;
+        let geo = gc.validate().unwrap();
+        let t = TimingConfig::example(CellType::Tlc).validate(&geo).unwrap();
+        // 192 KiB per 1.2 ms + 123 us transfer: ~149 MB/s with the transfer not overlapped.
+        let bw = t.die_program_bytes_per_s(&geo) / 1e6;
+        assert!((140.0..170.0).contains(&bw), "{bw}");
+        assert_eq!(t.transfer_ns(16384), 10_240);
+    }
+
+    #[test]
+    fn rejects_out_of_range() {
+        let geo = GeometryConfig::tiny_example().validate().unwrap();
+        let mut t = TimingConfig::example(CellType::Tlc);
+        t.t_prog_us = 0.5;
+        let e = t.validate(&geo).unwrap_err();
+        assert_eq!(e.key, "timing.t_prog_us");
+        assert_eq!(e.allowed, "10..=50000");
+        let mut t = TimingConfig::example(CellType::Tlc);
+        t.t_r_us = vec![50.0, 60.0];
+        assert_eq!(t.validate(&geo).unwrap_err().key, "timing.t_r_us");
+    }
+}

@@ -1,0 +1,119 @@
+//! Exact timing properties of the discrete-event NAND model.
+
+use nand_model::*;
+
+fn flash(suspend: bool) -> Flash {
+    // 1 channel x 2 dies x 4 planes: small enough to reason about every nanosecond.
+    let mut gc = GeometryConfig::tiny_example();
+    gc.channels = 1;
+    gc.dies_per_channel = 2;
+    gc.planes_per_die = 4;
+    let geo = gc.validate().unwrap();
+    let mut tc = TimingConfig::example(CellType::Tlc);
+    tc.suspend = suspend;
+    let t = tc.validate(&geo).unwrap();
+    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+}
+
+fn drain(f: &mut Flash) -> Vec<NandDone> {
+    std::iter::from_fn(|| f.advance_until(u64::MAX)).collect()
+}
+
+const T_CMD: u64 = 150;
+const T_R: u64 = 50_000;
+const X4K: u64 = 2_560; // 4096 B at 1600 MB/s
+
+#[test]
+fn two_reads_on_one_die_serialize() {
+    let mut f = flash(false);
+    f.submit(0, NandOp::read(1, 0, 0, 1, 4096));
+    f.submit(0, NandOp::read(2, 0, 0, 1, 4096));
+    let d = drain(&mut f);
+    assert_eq!(d[0].end_ns, T_CMD + T_R + X4K);
+    assert_eq!(d[1].start_ns, d[0].end_ns);
+    assert_eq!(d[1].end_ns, 2 * (T_CMD + T_R + X4K));
+}
+
+#[test]
+fn reads_on_two_dies_of_one_channel_overlap_array_but_share_bus() {
+    let mut f = flash(false);
+    f.submit(0, NandOp::read(1, 0, 0, 1, 4096));
+    f.submit(0, NandOp::read(2, 1, 0, 1, 4096));
+    let d = drain(&mut f);
+    // Second command waits for the first command's cycles only, then both tR run in parallel.
+    assert_eq!(d[0].end_ns, T_CMD + T_R + X4K);
+    assert_eq!(d[1].start_ns, T_CMD);
+    // Its transfer would start at 2*T_CMD + T_R, but the bus is busy with die 0's transfer
+    // until T_CMD + T_R + X4K; it follows right after.
+    assert_eq!(d[1].end_ns, T_CMD + T_R + 2 * X4K);
+    assert!(d[1].end_ns < 2 * (T_CMD + T_R)); // far less than serial
+}
+
+#[test]
+fn multi_plane_program_costs_one_tprog() {
+    let mut f = flash(false);
+    let one = 3 * 16384;
+    f.submit(0, NandOp::program(1, 0, 1, one));
+    let single = drain(&mut f)[0];
+    let mut f = flash(false);
+    f.submit(0, NandOp::program(1, 0, 4, 4 * one));
+    let quad = drain(&mut f)[0];
+    let t = f.timing();
+    assert_eq!(single.end_ns, T_CMD + t.transfer_ns(one) + 1_200_000);
+    assert_eq!(quad.end_ns, T_CMD + t.transfer_ns(4 * one) + 1_200_000);
+}
+
+#[test]
+fn erase_blocks_its_die_for_tbers() {
+    let mut f = flash(false);
+    f.submit(0, NandOp::erase(1, 0, 4));
+    f.submit(10, NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(10, NandOp::read(3, 1, 0, 1, 4096));
+    let d = drain(&mut f);
+    let erase = d.iter().find(|x| x.tag == 1).unwrap();
+    let read_same = d.iter().find(|x| x.tag == 2).unwrap();
+    let read_other = d.iter().find(|x| x.tag == 3).unwrap();
+    assert_eq!(erase.end_ns, T_CMD + 3_500_000);
+    assert!(read_same.start_ns >= erase.end_ns);
+    assert!(read_other.end_ns < 100_000);
+}
+
+#[test]
+fn suspend_lets_a_read_through_and_delays_the_program() {
+    let mut f = flash(true);
+    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(200_000, NandOp::read(2, 0, 0, 1, 4096));
+    let d = drain(&mut f);
+    let read = d.iter().find(|x| x.tag == 2).unwrap();
+    let prog = d.iter().find(|x| x.tag == 1).unwrap();
+    assert!(read.end_ns < 300_000, "read waited for the program: {read:?}");
+    let t = f.timing();
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    assert_eq!(prog.end_ns, plain_end + T_R + 2 * t.t_suspend_ns);
+    assert_eq!(f.stats().suspends, 1);
+}
+
+#[test]
+fn same_schedule_same_trace_hash() {
+    let run = |seed: u64| {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut f = flash(false);
+        let mut now = 0;
+        for i in 0..500 {
+            now += rng.gen_range(0..20_000);
+            let die = rng.gen_range(0..2);
+            let op = match rng.gen_range(0..10) {
+                0 => NandOp::erase(i, die, 4),
+                1..=3 => NandOp::program(i, die, 4, 196_608),
+                _ => NandOp::read(i, die, rng.gen_range(0..3), 1, 4096),
+            };
+            while f.advance_until(now).is_some() {}
+            f.submit(now, op);
+        }
+        drain(&mut f);
+        f.trace_hash()
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
+}
