@@ -1,0 +1,203 @@
+//! Drive-profile sections owned by the firmware and the drive around the NAND: host interface,
+//! controller, FTL policy and power. Plain serde structs with defaults and units in the names;
+//! `validate` turns them into checked values or a [`ConfigError`] naming the key.
+
+use nand_model::config_error::{check_f64, check_u64};
+use nand_model::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// `[host]`: what the host sees.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Stock user capacity in bytes (decimal, as on the label: 7.68 TB = 7_680_000_000_000).
+    pub user_capacity_bytes: u64,
+    /// PCIe generation (3, 4, 5, 6).
+    pub pcie_gen: u32,
+    /// PCIe lanes.
+    pub pcie_lanes: u32,
+    /// Logical block (sector) size the host addresses, bytes.
+    #[serde(default = "d_4096")]
+    pub logical_block_bytes: u32,
+}
+
+/// `[controller]`: the parts of the controller that bound performance besides the NAND.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// Command-processing limit of the controller (all queues, all cores), thousand commands/s.
+    pub cmd_limit_kiops: f64,
+    /// Firmware, ECC decode and DMA time added to every NAND read on its way to the host, us.
+    #[serde(default = "d_read_overhead")]
+    pub read_overhead_us: f64,
+    /// Time from a write command's arrival to its acknowledgement when the write buffer has room
+    /// (DMA into DRAM + completion), us.
+    #[serde(default = "d_write_ack")]
+    pub write_ack_us: f64,
+    /// Size of the power-loss-protected DRAM write buffer, MiB.
+    #[serde(default = "d_write_buffer")]
+    pub write_buffer_mib: u32,
+    /// Power-loss protection (capacitors flush the write buffer on power loss).
+    #[serde(default = "d_true")]
+    pub plp: bool,
+    /// Logical-to-physical mapping unit, bytes (4096 or 16384).
+    #[serde(default = "d_4096")]
+    pub mapping_unit_bytes: u32,
+}
+
+/// GC victim selection policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// Fewest valid units first.
+    Greedy,
+    /// Max (1 - u) * age / (2u) (Rosenblum & Ousterhout 1992; Kawaguchi et al. 1995).
+    CostBenefit,
+}
+
+/// `[ftl]`: firmware policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    #[serde(default = "d_policy")]
+    pub gc_policy: GcPolicy,
+    /// Background GC starts when free blocks fall below this share of all blocks, %.
+    #[serde(default = "d_bg")]
+    pub gc_bg_free_pct: f64,
+    /// Foreground GC (host writes wait) below this share, %.
+    #[serde(default = "d_fg")]
+    pub gc_fg_free_pct: f64,
+    /// Blocks set aside for bad-block replacement and firmware metadata, % of all blocks. They
+    /// hold no user data and are not part of the GC spare space.
+    #[serde(default = "d_reserved")]
+    pub reserved_blocks_pct: f64,
+    /// Separate write streams for host data and GC-relocated (colder) data.
+    #[serde(default = "d_true")]
+    pub hot_cold_separation: bool,
+    /// Move cold data off the least-worn blocks when the erase-count spread exceeds
+    /// `wear_level_threshold`.
+    #[serde(default)]
+    pub static_wear_leveling: bool,
+    #[serde(default = "d_wl_threshold")]
+    pub wear_level_threshold: u32,
+}
+
+/// `[power]`: drive-level power model and NVMe power states.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerConfig {
+    /// Maximum power of each NVMe power state (PS0, PS1, ...), W.
+    pub states_w: Vec<f64>,
+    /// Controller, DRAM and PHY baseline while active but idle, W.
+    pub controller_idle_w: f64,
+    /// Controller datapath + PCIe energy per host byte moved, pJ/byte.
+    #[serde(default = "d_host_pj")]
+    pub host_pj_per_byte: f64,
+    /// Averaging window of the power governor's token bucket, us.
+    #[serde(default = "d_window")]
+    pub window_us: f64,
+}
+
+fn d_4096() -> u32 {
+    4096
+}
+fn d_read_overhead() -> f64 {
+    8.0
+}
+fn d_write_ack() -> f64 {
+    6.0
+}
+fn d_write_buffer() -> u32 {
+    64
+}
+fn d_true() -> bool {
+    true
+}
+fn d_policy() -> GcPolicy {
+    GcPolicy::Greedy
+}
+fn d_bg() -> f64 {
+    2.0
+}
+fn d_fg() -> f64 {
+    1.0
+}
+fn d_reserved() -> f64 {
+    1.0
+}
+fn d_wl_threshold() -> u32 {
+    200
+}
+fn d_host_pj() -> f64 {
+    200.0
+}
+fn d_window() -> f64 {
+    10_000.0
+}
+
+impl HostConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_u64("host.user_capacity_bytes", self.user_capacity_bytes, 1 << 20, 1 << 50)?;
+        check_u64("host.pcie_gen", self.pcie_gen.into(), 1, 6)?;
+        if ![1, 2, 4, 8, 16].contains(&self.pcie_lanes) {
+            return Err(ConfigError::new("host.pcie_lanes", self.pcie_lanes, "1, 2, 4, 8 or 16"));
+        }
+        if ![512, 4096].contains(&self.logical_block_bytes) {
+            return Err(ConfigError::new("host.logical_block_bytes", self.logical_block_bytes, "512 or 4096"));
+        }
+        Ok(())
+    }
+
+    /// Usable PCIe bandwidth per direction, bytes/s: raw GT/s x lanes x line-code efficiency x
+    /// ~0.86 for TLP/DLLP protocol overhead at 256 B max payload (a PCIe 4.0 x4 link gives ~6.9
+    /// GB/s, in line with the ~7 GB/s Gen4 drives reach).
+    pub fn pcie_bytes_per_s(&self) -> f64 {
+        let (gts, code) = match self.pcie_gen {
+            1 => (2.5, 0.8),
+            2 => (5.0, 0.8),
+            3 => (8.0, 128.0 / 130.0),
+            4 => (16.0, 128.0 / 130.0),
+            5 => (32.0, 128.0 / 130.0),
+            _ => (64.0, 242.0 / 256.0),
+        };
+        gts * 1e9 / 8.0 * code * self.pcie_lanes as f64 * 0.86
+    }
+}
+
+impl ControllerConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_f64("controller.cmd_limit_kiops", self.cmd_limit_kiops, 1.0, 100_000.0)?;
+        check_f64("controller.read_overhead_us", self.read_overhead_us, 0.0, 1_000.0)?;
+        check_f64("controller.write_ack_us", self.write_ack_us, 0.0, 1_000.0)?;
+        check_u64("controller.write_buffer_mib", self.write_buffer_mib.into(), 1, 65_536)?;
+        if ![4096, 8192, 16384].contains(&self.mapping_unit_bytes) {
+            return Err(ConfigError::new("controller.mapping_unit_bytes", self.mapping_unit_bytes, "4096, 8192 or 16384"));
+        }
+        Ok(())
+    }
+}
+
+impl FtlConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_f64("ftl.gc_bg_free_pct", self.gc_bg_free_pct, 0.0, 50.0)?;
+        check_f64("ftl.gc_fg_free_pct", self.gc_fg_free_pct, 0.0, self.gc_bg_free_pct)?;
+        check_f64("ftl.reserved_blocks_pct", self.reserved_blocks_pct, 0.0, 50.0)?;
+        check_u64("ftl.wear_level_threshold", self.wear_level_threshold.into(), 1, 1_000_000)?;
+        Ok(())
+    }
+}
+
+impl PowerConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.states_w.is_empty() || self.states_w.len() > 32 {
+            return Err(ConfigError::new("power.states_w", format!("{} entries", self.states_w.len()), "1..=32 entries"));
+        }
+        for &w in &self.states_w {
+            check_f64("power.states_w", w, 0.1, 1_000.0)?;
+        }
+        check_f64("power.controller_idle_w", self.controller_idle_w, 0.0, 100.0)?;
+        check_f64("power.host_pj_per_byte", self.host_pj_per_byte, 0.0, 100_000.0)?;
+        check_f64("power.window_us", self.window_us, 1.0, 10_000_000.0)?;
+        Ok(())
+    }
+}
