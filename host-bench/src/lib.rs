@@ -3,3 +3,7 @@
 //! SNIA PTS-E / ezFIO / VDBench / ACT suites and plots.
 
 pub mod device;
+pub mod job;
+pub mod stats;
+pub mod runner;
+pub mod report;

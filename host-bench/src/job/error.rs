@@ -1,0 +1,66 @@
+//! Job-file errors: every message is one line naming the file, line and option.
+
+/// Why a job file was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    /// An option this simulator does not know (or support).
+    #[error("{file}:{line}: unknown option '{option}' (not a supported fio option; set ignore_unsupported to skip it with a warning)")]
+    UnknownOption {
+        file: String,
+        line: usize,
+        option: String,
+    },
+    /// A known option with a value outside what is allowed.
+    #[error("{file}:{line}: option '{option}' = {value} {problem} (allowed {allowed})")]
+    BadValue {
+        file: String,
+        line: usize,
+        option: String,
+        value: String,
+        problem: String,
+        allowed: String,
+    },
+    /// A line that is neither a section header, an option nor a comment.
+    #[error("{file}:{line}: cannot parse '{text}' (expected [section], key=value, a bare flag or a ; or # comment)")]
+    Syntax {
+        file: String,
+        line: usize,
+        text: String,
+    },
+    /// An option before any section header.
+    #[error("{file}:{line}: option '{option}' is outside any section (put it under [global] or a [job] section)")]
+    OutsideSection {
+        file: String,
+        line: usize,
+        option: String,
+    },
+    /// Only `[global]` sections.
+    #[error("{file}: no job sections (expected at least one [name] section besides [global])")]
+    NoJobs { file: String },
+    /// Reading the file failed.
+    #[error("{file}: cannot read job file: {message}")]
+    Read { file: String, message: String },
+}
+
+/// Where an option was written; threaded through value parsing so errors can name it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc<'a> {
+    pub file: &'a str,
+    pub line: usize,
+    pub option: &'a str,
+    pub value: &'a str,
+}
+
+impl Loc<'_> {
+    /// A [`JobError::BadValue`] for this location.
+    pub fn bad(&self, problem: &str, allowed: &str) -> JobError {
+        JobError::BadValue {
+            file: self.file.to_string(),
+            line: self.line,
+            option: self.option.to_string(),
+            value: self.value.to_string(),
+            problem: problem.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+}

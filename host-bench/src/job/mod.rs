@@ -1,0 +1,277 @@
+//! fio job files: parsed into plain, validated structs.
+//!
+//! A job file is read in two stages (like ripgrep's flags): [`parse`] splits it into sections of
+//! raw `key=value` options, then every job section is resolved into a [`JobSpec`] with the
+//! `[global]` options that precede it applied and defaults filled in. Values the file gets wrong
+//! are reported as a one-line [`JobError`] naming the file, line, option and what is allowed.
+//!
+//! ```
+//! use host_bench::job::{parse_str, ParseOptions};
+//! let text = "[global]\nbs=4k\niodepth=32\n[rand]\nrw=randread\nruntime=10\ntime_based\n";
+//! let file = parse_str(text, "x.fio", &ParseOptions::default()).unwrap();
+//! assert_eq!(file.jobs[0].iodepth, 32);
+//! ```
+
+mod error;
+mod parse;
+pub mod pattern;
+mod resolve;
+mod value;
+pub mod zipf;
+
+pub use error::JobError;
+pub use parse::{parse_path, parse_str, ParseOptions};
+
+/// A whole job file after resolution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobFile {
+    /// File name as given to the parser, used in messages and reports.
+    pub file: String,
+    /// `[global]` options in file order, as written (reported as fio's "global options").
+    pub global_options: Vec<(String, String)>,
+    /// Job sections in file order, each fully resolved.
+    pub jobs: Vec<JobSpec>,
+    /// Unsupported options skipped because [`ParseOptions::ignore_unsupported`] was set.
+    pub warnings: Vec<String>,
+}
+
+/// Access pattern of a job (fio `rw=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwMode {
+    Read,
+    Write,
+    Trim,
+    RandRead,
+    RandWrite,
+    RandTrim,
+    /// Sequential mixed reads and writes (`rw`, `readwrite`).
+    ReadWrite,
+    /// Random mixed reads and writes.
+    RandRw,
+}
+
+impl RwMode {
+    /// True when offsets are drawn at random rather than walked sequentially.
+    pub const fn is_random(self) -> bool {
+        matches!(
+            self,
+            RwMode::RandRead | RwMode::RandWrite | RwMode::RandTrim | RwMode::RandRw
+        )
+    }
+
+    /// True when reads and writes are mixed according to `rwmixread`.
+    pub const fn is_mixed(self) -> bool {
+        matches!(self, RwMode::ReadWrite | RwMode::RandRw)
+    }
+
+    /// fio's spelling, used in reports.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::Trim => "trim",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::RandTrim => "randtrim",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRw => "randrw",
+        }
+    }
+}
+
+/// A size that is either absolute or a share of the device (fio `size=50%`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeSpec {
+    Bytes(u64),
+    /// Percent of the device capacity, in (0, 100].
+    Percent(f64),
+}
+
+impl SizeSpec {
+    /// Bytes for a device of `capacity_bytes`, rounded down to `align_bytes` (at least 1).
+    pub fn resolve(self, capacity_bytes: u64, align_bytes: u64) -> u64 {
+        let raw = match self {
+            SizeSpec::Bytes(b) => b,
+            SizeSpec::Percent(p) => (capacity_bytes as f64 * p / 100.0) as u64,
+        };
+        let align = align_bytes.max(1);
+        raw / align * align
+    }
+}
+
+/// One `bssplit` entry: this block size for this share of I/Os.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BsSplitEntry {
+    pub bytes: u32,
+    /// Integer percent; the entries of one direction sum to exactly 100.
+    pub percent: u32,
+}
+
+/// A zone of `random_distribution=zoned` / `zoned_abs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zone {
+    /// Share of accesses that land in this zone, percent.
+    pub access_percent: u32,
+    /// Zone size: percent of the region (`zoned`) or bytes (`zoned_abs`).
+    pub size: SizeSpec,
+}
+
+/// fio `random_distribution`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Distribution {
+    Uniform,
+    /// Zipf with exponent theta (> 0, != 1 is not required).
+    Zipf {
+        theta: f64,
+    },
+    /// Pareto with fio's shape h in (0, 1).
+    Pareto {
+        h: f64,
+    },
+    /// Gaussian centred on the region, sigma as percent of the region.
+    Normal {
+        sigma_percent: f64,
+    },
+    /// Zones in region order; access percents sum to 100.
+    Zoned(Vec<Zone>),
+}
+
+/// Metric of fio's steady-state detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsMetric {
+    /// All samples within the limit of the window mean.
+    Iops,
+    /// Least-squares slope of the window within the limit.
+    IopsSlope,
+    Bw,
+    BwSlope,
+}
+
+impl SsMetric {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SsMetric::Iops => "iops",
+            SsMetric::IopsSlope => "iops_slope",
+            SsMetric::Bw => "bw",
+            SsMetric::BwSlope => "bw_slope",
+        }
+    }
+}
+
+/// fio `steadystate=metric:limit[%]` with `ss_dur` and `ss_ramp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteadyState {
+    pub metric: SsMetric,
+    /// Limit in metric units (IOPS, bytes/s, or per second for slopes) or percent of the mean.
+    pub limit: f64,
+    pub limit_is_percent: bool,
+    /// Rolling window; 0 disables detection (fio's default).
+    pub dur_ns: u64,
+    /// Time after job start before samples are collected.
+    pub ramp_ns: u64,
+}
+
+/// One job section with globals applied and defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// Section name, or `name=` when given.
+    pub name: String,
+    /// Line of the section header, for messages.
+    pub line: usize,
+    /// Options written in the job section itself (fio's "job options").
+    pub options: Vec<(String, String)>,
+    pub rw: RwMode,
+    /// Block size per direction (read, write, trim). Default 4 KiB.
+    pub bs_bytes: [u32; 3],
+    /// Per-direction block size mix; overrides `bs_bytes` for that direction when non-empty.
+    pub bssplit: [Vec<BsSplitEntry>; 3],
+    /// Offset alignment for random I/O; default the smallest block size of the direction.
+    pub blockalign_bytes: Option<u32>,
+    /// Percent of mixed I/Os that are reads. Default 50.
+    pub rwmixread_percent: u32,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    /// Region size; default the device from `offset` to its end.
+    pub size: Option<SizeSpec>,
+    pub offset: SizeSpec,
+    /// Bytes of I/O per loop when it differs from `size`.
+    pub io_size: Option<SizeSpec>,
+    /// I/O count per loop; wins over sizes.
+    pub number_ios: Option<u64>,
+    pub runtime_ns: Option<u64>,
+    pub time_based: bool,
+    pub ramp_time_ns: u64,
+    pub loops: u32,
+    /// Start a new group: wait for all earlier jobs to finish.
+    pub stonewall: bool,
+    pub distribution: Distribution,
+    /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
+    pub percentage_random: [u32; 3],
+    pub norandommap: bool,
+    pub randrepeat: bool,
+    /// Percentiles reported for completion latency.
+    pub percentile_list: Vec<f64>,
+    pub steadystate: Option<SteadyState>,
+    pub group_reporting: bool,
+    pub filename: Option<String>,
+    /// Open-loop arrival rate of the job (all directions together), I/Os per second.
+    pub rate_iops: Option<u64>,
+    /// `verify=` method if any (used by real-drive targets).
+    pub verify: Option<String>,
+    pub description: Option<String>,
+}
+
+/// fio's default completion-latency percentiles.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+impl JobSpec {
+    /// A job with fio's defaults and no options applied.
+    pub fn with_defaults(name: &str, line: usize) -> Self {
+        JobSpec {
+            name: name.to_string(),
+            line,
+            options: Vec::new(),
+            rw: RwMode::Read,
+            bs_bytes: [4096; 3],
+            bssplit: [Vec::new(), Vec::new(), Vec::new()],
+            blockalign_bytes: None,
+            rwmixread_percent: 50,
+            iodepth: 1,
+            numjobs: 1,
+            size: None,
+            offset: SizeSpec::Bytes(0),
+            io_size: None,
+            number_ios: None,
+            runtime_ns: None,
+            time_based: false,
+            ramp_time_ns: 0,
+            loops: 1,
+            stonewall: false,
+            distribution: Distribution::Uniform,
+            percentage_random: [100; 3],
+            norandommap: true,
+            randrepeat: true,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            steadystate: None,
+            group_reporting: false,
+            filename: None,
+            rate_iops: None,
+            verify: None,
+            description: None,
+        }
+    }
+
+    /// Block sizes a direction can use (its bssplit, else its bs).
+    pub fn block_sizes(&self, dir: usize) -> impl Iterator<Item = u32> + '_ {
+        let split = &self.bssplit[dir];
+        let single = if split.is_empty() {
+            Some(self.bs_bytes[dir])
+        } else {
+            None
+        };
+        split.iter().map(|e| e.bytes).chain(single)
+    }
+}

@@ -1,0 +1,159 @@
+//! Stage one: split a job file into sections of raw options; then resolve each job section.
+
+use std::path::Path;
+
+use super::error::{JobError, Loc};
+use super::resolve::{apply_option, finish_job, Applied};
+use super::{JobFile, JobSpec};
+
+/// How strict the parser is.
+#[derive(Clone, Debug, Default)]
+pub struct ParseOptions {
+    /// Turn unknown options into warnings (collected in [`JobFile::warnings`]) instead of errors.
+    pub ignore_unsupported: bool,
+}
+
+/// One `key[=value]` as written.
+#[derive(Clone, Debug)]
+struct RawOption {
+    key: String,
+    value: Option<String>,
+    line: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Section {
+    name: String,
+    line: usize,
+    options: Vec<RawOption>,
+}
+
+/// Reads and parses a job file; `file` in messages is the path as given.
+pub fn parse_path(path: &Path, opts: &ParseOptions) -> Result<JobFile, JobError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| JobError::Read {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    parse_str(&text, &file, opts)
+}
+
+/// Parses job-file text; `file` is only used in messages and reports.
+pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile, JobError> {
+    let sections = split_sections(text, file)?;
+    let mut global = JobSpec::with_defaults("global", 0);
+    let mut global_options = Vec::new();
+    let mut jobs = Vec::new();
+    let mut warnings = Vec::new();
+    for section in &sections {
+        let is_global = section.name == "global";
+        let mut spec = if is_global {
+            global.clone()
+        } else {
+            let mut s = global.clone();
+            s.name = section.name.clone();
+            s.line = section.line;
+            s.options.clear();
+            s
+        };
+        for opt in &section.options {
+            let value = opt.value.as_deref();
+            let loc = Loc {
+                file,
+                line: opt.line,
+                option: &opt.key,
+                value: value.unwrap_or(""),
+            };
+            match apply_option(&mut spec, &opt.key, value, &loc)? {
+                Applied::Known => {
+                    let pair = (opt.key.clone(), value.unwrap_or("").to_string());
+                    if is_global {
+                        global_options.push(pair);
+                    } else {
+                        spec.options.push(pair);
+                    }
+                }
+                Applied::Unknown if opts.ignore_unsupported => warnings.push(format!(
+                    "{file}:{}: ignoring unsupported option '{}'",
+                    opt.line, opt.key
+                )),
+                Applied::Unknown => {
+                    return Err(JobError::UnknownOption {
+                        file: file.to_string(),
+                        line: opt.line,
+                        option: opt.key.clone(),
+                    })
+                }
+            }
+        }
+        if is_global {
+            global = spec;
+        } else {
+            finish_job(&mut spec, file)?;
+            jobs.push(spec);
+        }
+    }
+    if jobs.is_empty() {
+        return Err(JobError::NoJobs {
+            file: file.to_string(),
+        });
+    }
+    Ok(JobFile {
+        file: file.to_string(),
+        global_options,
+        jobs,
+        warnings,
+    })
+}
+
+/// Lines into sections; comments and blank lines dropped.
+fn split_sections(text: &str, file: &str) -> Result<Vec<Section>, JobError> {
+    let mut sections: Vec<Section> = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let line = idx + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with(';') || t.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix('[') {
+            let name = rest.strip_suffix(']').map(str::trim).unwrap_or("");
+            if name.is_empty() {
+                return Err(JobError::Syntax {
+                    file: file.into(),
+                    line,
+                    text: t.into(),
+                });
+            }
+            sections.push(Section {
+                name: name.to_string(),
+                line,
+                options: Vec::new(),
+            });
+            continue;
+        }
+        let (key, value) = match t.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+            None => (t, None),
+        };
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Err(JobError::Syntax {
+                file: file.into(),
+                line,
+                text: t.into(),
+            });
+        }
+        let Some(section) = sections.last_mut() else {
+            return Err(JobError::OutsideSection {
+                file: file.into(),
+                line,
+                option: key.into(),
+            });
+        };
+        section.options.push(RawOption {
+            key: key.to_string(),
+            value,
+            line,
+        });
+    }
+    Ok(sections)
+}

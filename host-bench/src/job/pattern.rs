@@ -1,0 +1,356 @@
+//! Offset, length and direction generator for one job instance.
+//!
+//! Built once per job from its [`JobSpec`], the device geometry and a seeded ChaCha8 stream;
+//! after that [`IoPattern::next_io`] is allocation-free, hash-free and branch-light: tables for
+//! bssplit and zones are small slices scanned linearly, Zipf and Pareto are closed-form samplers
+//! (see [`super::zipf`]). The same spec, geometry and seed always give the same sequence.
+//!
+//! Skewed distributions (zipf, pareto, normal) pick a *rank* over the region in units of the
+//! smallest alignment, then map ranks to places with a fixed affine permutation so hot blocks
+//! are spread over the region rather than packed at its start (fio hashes ranks for the same
+//! reason). Zoned distributions are not scrambled: zones are contiguous, in region order.
+
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+
+use super::zipf::{ParetoSampler, ZipfSampler};
+use super::{Distribution, JobSpec, RwMode, SizeSpec};
+use crate::device::IoDir;
+
+/// Geometry problems that make a job impossible on a device.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("job '{job}': {what} = {bytes} bytes is not a multiple of the device's logical block size {block_bytes}")]
+    Misaligned {
+        job: String,
+        what: &'static str,
+        bytes: u64,
+        block_bytes: u32,
+    },
+    #[error("job '{job}': region of {region_bytes} bytes at offset {offset_bytes} cannot hold a {block_bytes}-byte I/O (device capacity {capacity_bytes})")]
+    RegionTooSmall {
+        job: String,
+        offset_bytes: u64,
+        region_bytes: u64,
+        block_bytes: u32,
+        capacity_bytes: u64,
+    },
+}
+
+/// The next I/O to issue; offset and length are multiples of the logical block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextIo {
+    pub dir: IoDir,
+    pub offset_bytes: u64,
+    pub len_bytes: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Sampler {
+    Uniform,
+    Zipf(ZipfSampler),
+    Pareto(ParetoSampler),
+    Normal {
+        center: f64,
+        sigma: f64,
+    },
+    /// (cumulative access percent, first slot, slot count) per zone.
+    Zoned(Box<[(u32, u64, u64)]>),
+}
+
+/// Deterministic generator of (direction, offset, length) for one job instance.
+#[derive(Clone, Debug)]
+pub struct IoPattern {
+    rng: ChaCha8Rng,
+    rw: RwMode,
+    rwmixread_percent: u32,
+    /// Per direction: (block size, cumulative percent) entries, last one at 100.
+    bs_table: [Box<[(u32, u32)]>; 3],
+    align_bytes: [u64; 3],
+    percentage_random: [u32; 3],
+    region_start_bytes: u64,
+    region_bytes: u64,
+    /// Next sequential offset relative to the region start (shared by all directions).
+    seq_next_bytes: u64,
+    sampler: Sampler,
+    /// Rank unit and count for skewed samplers.
+    unit_bytes: u64,
+    slots: u64,
+    /// Affine permutation slot = (a * rank + c) mod slots, a coprime with slots.
+    perm_a: u64,
+    perm_c: u64,
+}
+
+impl IoPattern {
+    /// Resolves the job's region on a device and prepares the samplers.
+    pub fn new(
+        spec: &JobSpec,
+        mut rng: ChaCha8Rng,
+        capacity_bytes: u64,
+        logical_block_bytes: u32,
+    ) -> Result<Self, PatternError> {
+        let lbs = u64::from(logical_block_bytes.max(1));
+        let misaligned = |what: &'static str, bytes: u64| PatternError::Misaligned {
+            job: spec.name.clone(),
+            what,
+            bytes,
+            block_bytes: logical_block_bytes,
+        };
+        let mut bs_table: [Box<[(u32, u32)]>; 3] = Default::default();
+        let mut align_bytes = [lbs; 3];
+        let mut max_bs = 0u32;
+        for d in 0..3 {
+            bs_table[d] = bs_entries(spec, d);
+            for &(bs, _) in bs_table[d].iter() {
+                if u64::from(bs) % lbs != 0 {
+                    return Err(misaligned("block size", u64::from(bs)));
+                }
+                max_bs = max_bs.max(bs);
+            }
+            let min_bs = bs_table[d].iter().map(|e| e.0).min().unwrap_or(4096);
+            align_bytes[d] = u64::from(spec.blockalign_bytes.unwrap_or(min_bs));
+            if align_bytes[d] % lbs != 0 {
+                return Err(misaligned("blockalign", align_bytes[d]));
+            }
+        }
+        let start = spec.offset.resolve(capacity_bytes, lbs).min(capacity_bytes);
+        let room = capacity_bytes - start;
+        let region = spec
+            .size
+            .map_or(room, |s| s.resolve(capacity_bytes, lbs))
+            .min(room);
+        if region < u64::from(max_bs) || max_bs == 0 {
+            return Err(PatternError::RegionTooSmall {
+                job: spec.name.clone(),
+                offset_bytes: start,
+                region_bytes: region,
+                block_bytes: max_bs,
+                capacity_bytes,
+            });
+        }
+        let unit_bytes = align_bytes.iter().copied().min().unwrap_or(lbs).max(1);
+        let slots = (region / unit_bytes).max(1);
+        let sampler = make_sampler(&spec.distribution, slots, region, unit_bytes);
+        let perm_a = coprime_multiplier(slots);
+        let perm_c = below(&mut rng, slots);
+        Ok(IoPattern {
+            rng,
+            rw: spec.rw,
+            rwmixread_percent: spec.rwmixread_percent,
+            bs_table,
+            align_bytes,
+            percentage_random: spec.percentage_random,
+            region_start_bytes: start,
+            region_bytes: region,
+            seq_next_bytes: 0,
+            sampler,
+            unit_bytes,
+            slots,
+            perm_a,
+            perm_c,
+        })
+    }
+
+    /// (start, length) of the byte region this job addresses.
+    pub fn region(&self) -> (u64, u64) {
+        (self.region_start_bytes, self.region_bytes)
+    }
+
+    /// The next I/O. Constant time, no allocation.
+    #[inline]
+    pub fn next_io(&mut self) -> NextIo {
+        let dir = self.next_dir();
+        let d = dir.index();
+        let len = self.next_len(d);
+        let random = self.rw.is_random()
+            && (self.percentage_random[d] >= 100
+                || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]));
+        let rel = if random {
+            self.random_offset(d, len)
+        } else {
+            self.sequential_offset(len)
+        };
+        NextIo {
+            dir,
+            offset_bytes: self.region_start_bytes + rel,
+            len_bytes: len,
+        }
+    }
+
+    #[inline]
+    fn next_dir(&mut self) -> IoDir {
+        match self.rw {
+            RwMode::Read | RwMode::RandRead => IoDir::Read,
+            RwMode::Write | RwMode::RandWrite => IoDir::Write,
+            RwMode::Trim | RwMode::RandTrim => IoDir::Trim,
+            RwMode::ReadWrite | RwMode::RandRw => {
+                if below(&mut self.rng, 100) < u64::from(self.rwmixread_percent) {
+                    IoDir::Read
+                } else {
+                    IoDir::Write
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn next_len(&mut self, d: usize) -> u32 {
+        let table = &self.bs_table[d];
+        if table.len() == 1 {
+            return table[0].0;
+        }
+        let pick = below(&mut self.rng, 100) as u32;
+        table
+            .iter()
+            .find(|e| pick < e.1)
+            .or(table.last())
+            .map_or(4096, |e| e.0)
+    }
+
+    #[inline]
+    fn sequential_offset(&mut self, len: u32) -> u64 {
+        let len = u64::from(len);
+        if self.seq_next_bytes + len > self.region_bytes {
+            self.seq_next_bytes = 0;
+        }
+        let off = self.seq_next_bytes;
+        self.seq_next_bytes = off + len;
+        off
+    }
+
+    #[inline]
+    fn random_offset(&mut self, d: usize, len: u32) -> u64 {
+        let align = self.align_bytes[d];
+        let last_start = self.region_bytes - u64::from(len);
+        let slot = match &self.sampler {
+            Sampler::Uniform => return below(&mut self.rng, last_start / align + 1) * align,
+            Sampler::Zoned(zones) => {
+                let pick = below(&mut self.rng, 100) as u32;
+                let zone = zones.iter().find(|z| pick < z.0).or(zones.last());
+                let (first, count) = zone.map_or((0, self.slots), |z| (z.1, z.2));
+                first + below(&mut self.rng, count.max(1))
+            }
+            Sampler::Zipf(z) => {
+                let rng = &mut self.rng;
+                let rank = z.sample(|| unit_f64(rng));
+                self.permute(rank)
+            }
+            Sampler::Pareto(p) => {
+                let rank = p.sample(unit_f64(&mut self.rng));
+                self.permute(rank)
+            }
+            Sampler::Normal { center, sigma } => {
+                let (center, sigma) = (*center, *sigma);
+                let rank = self.normal_rank(center, sigma);
+                self.permute(rank)
+            }
+        };
+        let off = slot * self.unit_bytes / align * align;
+        off.min(last_start / align * align)
+    }
+
+    /// Box-Muller draw, redrawn (bounded) until inside the region, then clamped.
+    #[inline]
+    fn normal_rank(&mut self, center: f64, sigma: f64) -> u64 {
+        let max = (self.slots - 1) as f64;
+        let mut x = center;
+        for _ in 0..16 {
+            let u1 = 1.0 - unit_f64(&mut self.rng);
+            let u2 = unit_f64(&mut self.rng);
+            x = center + sigma * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+            if (0.0..=max).contains(&x) {
+                break;
+            }
+        }
+        x.clamp(0.0, max) as u64
+    }
+
+    #[inline]
+    fn permute(&self, rank: u64) -> u64 {
+        ((u128::from(self.perm_a) * u128::from(rank) + u128::from(self.perm_c))
+            % u128::from(self.slots)) as u64
+    }
+}
+
+/// Block-size table of a direction: its bssplit, else its single bs at 100%.
+fn bs_entries(spec: &JobSpec, d: usize) -> Box<[(u32, u32)]> {
+    let split = &spec.bssplit[d];
+    if split.is_empty() {
+        return vec![(spec.bs_bytes[d], 100)].into_boxed_slice();
+    }
+    let mut cum = 0;
+    let mut out: Vec<(u32, u32)> = split
+        .iter()
+        .filter(|e| e.percent > 0)
+        .map(|e| {
+            cum += e.percent;
+            (e.bytes, cum)
+        })
+        .collect();
+    if out.is_empty() {
+        out.push((spec.bs_bytes[d], 100));
+    }
+    out.into_boxed_slice()
+}
+
+fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Sampler {
+    match dist {
+        Distribution::Uniform => Sampler::Uniform,
+        Distribution::Zipf { theta } => Sampler::Zipf(ZipfSampler::new(slots, *theta)),
+        Distribution::Pareto { h } => Sampler::Pareto(ParetoSampler::new(slots, *h)),
+        Distribution::Normal { sigma_percent } => Sampler::Normal {
+            center: (slots as f64 - 1.0) / 2.0,
+            sigma: slots as f64 * sigma_percent / 100.0,
+        },
+        Distribution::Zoned(zones) => {
+            let mut first = 0u64;
+            let mut cum = 0u32;
+            let mut table = Vec::with_capacity(zones.len());
+            for z in zones {
+                let bytes = match z.size {
+                    SizeSpec::Bytes(b) => b,
+                    SizeSpec::Percent(p) => (region as f64 * p / 100.0) as u64,
+                };
+                let count = (bytes / unit).min(slots.saturating_sub(first)).max(1);
+                let start = first.min(slots - 1);
+                cum += z.access_percent;
+                if z.access_percent > 0 {
+                    table.push((cum, start, count));
+                }
+                first += count;
+            }
+            Sampler::Zoned(table.into_boxed_slice())
+        }
+    }
+}
+
+/// A multiplier coprime with n, far from 1 so neighbouring ranks land far apart.
+fn coprime_multiplier(n: u64) -> u64 {
+    if n <= 2 {
+        return 1;
+    }
+    let mut a = (0x9E37_79B9_7F4A_7C15u64 % n).max(1);
+    while gcd(a, n) != 1 {
+        a = a % (n - 1) + 1;
+    }
+    a
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Uniform in 0..n by multiply-shift (bias below n / 2^64, negligible for our n).
+#[inline]
+pub(crate) fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
+}
+
+/// Uniform in [0, 1) with 53 random bits.
+#[inline]
+fn unit_f64(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}

@@ -1,0 +1,417 @@
+//! Stage two: apply one option to a [`JobSpec`], validating its value.
+
+use super::error::{JobError, Loc};
+use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
+use super::{BsSplitEntry, Distribution, JobSpec, RwMode, SizeSpec, SsMetric, SteadyState, Zone};
+
+/// Whether an option was recognised.
+pub(crate) enum Applied {
+    Known,
+    Unknown,
+}
+
+/// Options accepted and recorded in the report but with no effect on the simulation.
+pub const RECORDED_ONLY: &[&str] = &[
+    "direct",
+    "ioengine",
+    "thread",
+    "buffered",
+    "invalidate",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "log_avg_msec",
+    "log_hist_msec",
+    "log_max_value",
+    "log_offset",
+    "log_compression",
+    "log_unix_epoch",
+    "refill_buffers",
+    "scramble_buffers",
+    "zero_buffers",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "verify_fatal",
+    "do_verify",
+    "verify_backlog",
+    "verify_interval",
+    "verify_pattern",
+    "verify_state_save",
+    "verify_dump",
+    "exitall",
+    "exitall_on_error",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "random_generator",
+    "fadvise_hint",
+    "allow_mounted_write",
+    "gtod_reduce",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "unified_rw_reporting",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "per_job_logs",
+    "output-format",
+    "output_format",
+    "iodepth_batch",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "end_fsync",
+    "fsync",
+    "fdatasync",
+    "overwrite",
+    "create_on_open",
+    "unlink",
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "continue_on_error",
+    "lockmem",
+    "nice",
+    "prio",
+    "prioclass",
+    "serialize_overlap",
+    "stats",
+    "kb_base",
+    "significant_figures",
+    "eta",
+    "eta_newline",
+    "clocksource",
+    "randseed",
+    "allrandrepeat",
+    "fill_device",
+    "nrfiles",
+    "file_service_type",
+    "sync",
+    "ss_interval",
+];
+
+/// Applies `key[=value]` to `spec`. Unknown keys are reported, not rejected, so the caller
+/// can decide between error and warning.
+pub(crate) fn apply_option(
+    spec: &mut JobSpec,
+    key: &str,
+    value: Option<&str>,
+    loc: &Loc,
+) -> Result<Applied, JobError> {
+    let v = value.unwrap_or("");
+    match key {
+        "name" => spec.name = v.to_string(),
+        "description" => spec.description = Some(v.to_string()),
+        "filename" => spec.filename = Some(v.to_string()),
+        "rw" | "readwrite" => spec.rw = rw_mode(v, loc)?,
+        "bs" | "blocksize" => {
+            spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?
+        }
+        "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
+        "blockalign" | "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
+        "rwmixread" => spec.rwmixread_percent = int_in(v, 0, 100, loc)? as u32,
+        "rwmixwrite" => spec.rwmixread_percent = 100 - int_in(v, 0, 100, loc)? as u32,
+        "iodepth" => spec.iodepth = int_in(v, 1, 65536, loc)? as u32,
+        "numjobs" => spec.numjobs = int_in(v, 1, 4096, loc)? as u32,
+        "size" => spec.size = Some(nonzero_size(v, loc)?),
+        "offset" => spec.offset = size_spec(v, loc)?,
+        "io_size" | "io_limit" => spec.io_size = Some(nonzero_size(v, loc)?),
+        "number_ios" => spec.number_ios = Some(int_in(v, 1, u64::MAX, loc)?),
+        "runtime" | "timeout" => spec.runtime_ns = Some(time_ns(v, loc)?),
+        "time_based" => spec.time_based = boolean(value, loc)?,
+        "ramp_time" => spec.ramp_time_ns = time_ns(v, loc)?,
+        "loops" => spec.loops = int_in(v, 1, u32::MAX as u64, loc)? as u32,
+        "stonewall" | "wait_for_previous" => spec.stonewall = boolean(value, loc)?,
+        "random_distribution" => spec.distribution = distribution(v, loc)?,
+        "percentage_random" => {
+            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| {
+                Ok(int_in(f, 0, 100, loc)? as u32)
+            })?
+        }
+        "norandommap" => spec.norandommap = boolean(value, loc)?,
+        "randrepeat" => spec.randrepeat = boolean(value, loc)?,
+        "percentile_list" => spec.percentile_list = percentile_list(v, loc)?,
+        "steadystate" | "ss" => spec.steadystate = Some(steady_state(v, spec.steadystate, loc)?),
+        "ss_dur" => ss_mut(spec).dur_ns = time_ns(v, loc)?,
+        "ss_ramp" => ss_mut(spec).ramp_ns = time_ns(v, loc)?,
+        "group_reporting" => spec.group_reporting = boolean(value, loc)?,
+        "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
+        "verify" => spec.verify = Some(v.to_string()),
+        k if RECORDED_ONLY.contains(&k) => {}
+        _ => return Ok(Applied::Unknown),
+    }
+    Ok(Applied::Known)
+}
+
+/// `ss_dur`/`ss_ramp` may come before `steadystate`; keep them on a placeholder until then.
+fn ss_mut(spec: &mut JobSpec) -> &mut SteadyState {
+    spec.steadystate.get_or_insert(SteadyState {
+        metric: SsMetric::IopsSlope,
+        limit: 0.3,
+        limit_is_percent: true,
+        dur_ns: 0,
+        ramp_ns: 0,
+    })
+}
+
+/// Cross-option checks once a job section is complete.
+pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError> {
+    if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
+        let loc = Loc {
+            file,
+            line: spec.line,
+            option: "time_based",
+            value: "1",
+        };
+        return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
+    }
+    Ok(())
+}
+
+fn rw_mode(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
+    Ok(match v.trim() {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "trim" => RwMode::Trim,
+        "randread" => RwMode::RandRead,
+        "randwrite" => RwMode::RandWrite,
+        "randtrim" => RwMode::RandTrim,
+        "rw" | "readwrite" => RwMode::ReadWrite,
+        "randrw" => RwMode::RandRw,
+        _ => {
+            return Err(loc.bad(
+                "is not a known pattern",
+                "read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw",
+            ))
+        }
+    })
+}
+
+/// A block size: 1 byte ..= 1 GiB.
+fn block_size(v: &str, loc: &Loc) -> Result<u32, JobError> {
+    let n = size_bytes(v, loc)?;
+    if n == 0 || n > 1 << 30 {
+        return Err(loc.bad("is out of range", "1..=1GiB"));
+    }
+    Ok(n as u32)
+}
+
+fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
+    let s = size_spec(v, loc)?;
+    match s {
+        SizeSpec::Bytes(0) => Err(loc.bad("is zero", "a size > 0 or a percent > 0")),
+        SizeSpec::Percent(p) if p <= 0.0 => Err(loc.bad("is zero", "a size > 0 or a percent > 0")),
+        _ => Ok(s),
+    }
+}
+
+/// `4k/50:8k/30:64k/` per direction; empty percents share the remainder equally.
+fn bssplit(
+    v: &str,
+    current: &[Vec<BsSplitEntry>; 3],
+    loc: &Loc,
+) -> Result<[Vec<BsSplitEntry>; 3], JobError> {
+    let fields: Vec<&str> = v.split(',').collect();
+    if fields.len() > 3 {
+        return Err(loc.bad(
+            "has too many fields",
+            "at most 3 comma-separated lists: read,write,trim",
+        ));
+    }
+    let mut out = current.clone();
+    let mut last: Option<Vec<BsSplitEntry>> = None;
+    for (i, slot) in out.iter_mut().enumerate() {
+        match fields.get(i).map(|f| f.trim()) {
+            Some("") => {}
+            Some(field) => {
+                let list = bssplit_one(field, loc)?;
+                *slot = list.clone();
+                last = Some(list);
+            }
+            None => {
+                if let Some(list) = &last {
+                    *slot = list.clone();
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
+    const ALLOWED: &str =
+        "size/percent entries separated by ':' summing to 100, e.g. 4k/50:8k/30:64k/";
+    let mut entries = Vec::new();
+    let mut open = 0u32;
+    let mut sum = 0u32;
+    for item in field.split(':').filter(|s| !s.trim().is_empty()) {
+        let (bs, pct) = item.split_once('/').unwrap_or((item, ""));
+        let bytes = block_size(bs, loc)?;
+        let percent = if pct.trim().is_empty() {
+            open += 1;
+            None
+        } else {
+            let p =
+                int_in(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))? as u32;
+            sum += p;
+            Some(p)
+        };
+        entries.push((bytes, percent));
+    }
+    if entries.is_empty() || sum > 100 || (open == 0 && sum != 100) {
+        return Err(loc.bad(&format!("sums to {sum}%, not 100%"), ALLOWED));
+    }
+    let rest = 100 - sum;
+    let (share, mut extra) = if open > 0 {
+        (rest / open, rest % open)
+    } else {
+        (0, 0)
+    };
+    Ok(entries
+        .into_iter()
+        .map(|(bytes, p)| {
+            let percent = p.unwrap_or_else(|| {
+                let e = u32::from(extra > 0);
+                extra = extra.saturating_sub(1);
+                share + e
+            });
+            BsSplitEntry { bytes, percent }
+        })
+        .collect())
+}
+
+fn distribution(v: &str, loc: &Loc) -> Result<Distribution, JobError> {
+    const ALLOWED: &str =
+        "random, zipf:theta, pareto:h, normal:sigma%, zoned:pct/pct:..., zoned_abs:pct/size:...";
+    let (kind, arg) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
+    let need_arg = |lo: f64, hi: f64| -> Result<f64, JobError> {
+        let f: f64 = arg
+            .parse()
+            .map_err(|_| loc.bad("has a bad parameter", ALLOWED))?;
+        if !(f > lo && f < hi) {
+            return Err(loc.bad(
+                "has a parameter out of range",
+                &format!("{kind} parameter in ({lo}, {hi})"),
+            ));
+        }
+        Ok(f)
+    };
+    Ok(match kind {
+        "random" if arg.is_empty() => Distribution::Uniform,
+        "zipf" => Distribution::Zipf {
+            theta: need_arg(0.0, 100.0)?,
+        },
+        "pareto" => Distribution::Pareto {
+            h: need_arg(0.0, 1.0)?,
+        },
+        "normal" | "gauss" => Distribution::Normal {
+            sigma_percent: need_arg(0.0, 1000.0)?,
+        },
+        "zoned" => Distribution::Zoned(zones(arg, false, loc)?),
+        "zoned_abs" => Distribution::Zoned(zones(arg, true, loc)?),
+        _ => return Err(loc.bad("is not a known distribution", ALLOWED)),
+    })
+}
+
+/// `60/10:30/20:10/70`; access percents sum to 100, zone sizes (percent) to at most 100.
+fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
+    const ALLOWED: &str = "access%/size entries separated by ':' whose access percents sum to 100";
+    let mut out = Vec::new();
+    let (mut access_sum, mut size_pct_sum) = (0u32, 0.0f64);
+    for item in arg.split(':').filter(|s| !s.trim().is_empty()) {
+        let (a, s) = item
+            .split_once('/')
+            .ok_or_else(|| loc.bad("has a zone without size", ALLOWED))?;
+        let access_percent = int_in(a, 0, 100, loc)
+            .map_err(|_| loc.bad("has a bad access percent", ALLOWED))?
+            as u32;
+        let size = if absolute {
+            SizeSpec::Bytes(size_bytes(s, loc)?)
+        } else {
+            let p = float_in(s.trim_end_matches('%'), 0.0, 100.0, loc)?;
+            size_pct_sum += p;
+            SizeSpec::Percent(p)
+        };
+        access_sum += access_percent;
+        out.push(Zone {
+            access_percent,
+            size,
+        });
+    }
+    if out.is_empty() || access_sum != 100 {
+        return Err(loc.bad(
+            &format!("has access percents summing to {access_sum}"),
+            ALLOWED,
+        ));
+    }
+    if size_pct_sum > 100.0 + 1e-9 {
+        return Err(loc.bad(
+            "has zone sizes above 100%",
+            "zone sizes summing to at most 100%",
+        ));
+    }
+    Ok(out)
+}
+
+fn percentile_list(v: &str, loc: &Loc) -> Result<Vec<f64>, JobError> {
+    const ALLOWED: &str = "1 to 20 percentiles in (0, 100] separated by ':'";
+    let mut out = Vec::new();
+    for item in v.split(':').filter(|s| !s.trim().is_empty()) {
+        let p: f64 = item
+            .trim()
+            .parse()
+            .map_err(|_| loc.bad("is not a percentile list", ALLOWED))?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(loc.bad("has a percentile out of range", ALLOWED));
+        }
+        out.push(p);
+    }
+    if out.is_empty() || out.len() > 20 {
+        return Err(loc.bad("has the wrong number of entries", ALLOWED));
+    }
+    Ok(out)
+}
+
+fn steady_state(v: &str, prev: Option<SteadyState>, loc: &Loc) -> Result<SteadyState, JobError> {
+    const ALLOWED: &str =
+        "iops:L, iops_slope:L, bw:L, bw_slope:L with L a number or a percent, e.g. iops_slope:0.3%";
+    let (m, lim) = v
+        .trim()
+        .split_once(':')
+        .ok_or_else(|| loc.bad("is not a steady-state criterion", ALLOWED))?;
+    let metric = match m {
+        "iops" => SsMetric::Iops,
+        "iops_slope" => SsMetric::IopsSlope,
+        "bw" => SsMetric::Bw,
+        "bw_slope" => SsMetric::BwSlope,
+        _ => return Err(loc.bad("has an unknown metric", ALLOWED)),
+    };
+    let (num, limit_is_percent) = match lim.trim().strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (lim.trim(), false),
+    };
+    let limit: f64 = match metric {
+        SsMetric::Bw | SsMetric::BwSlope if !limit_is_percent => size_bytes(num, loc)? as f64,
+        _ => num
+            .parse()
+            .map_err(|_| loc.bad("has a bad limit", ALLOWED))?,
+    };
+    if !(limit.is_finite() && limit > 0.0) {
+        return Err(loc.bad("has a limit out of range", ALLOWED));
+    }
+    let (dur_ns, ramp_ns) = prev.map_or((0, 0), |p| (p.dur_ns, p.ramp_ns));
+    Ok(SteadyState {
+        metric,
+        limit,
+        limit_is_percent,
+        dur_ns,
+        ramp_ns,
+    })
+}

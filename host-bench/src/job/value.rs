@@ -1,0 +1,167 @@
+//! Value syntax shared by options: sizes, times, integers, booleans and the per-direction
+//! `read,write,trim` comma form.
+
+use super::error::{JobError, Loc};
+use super::SizeSpec;
+
+const SIZE_ALLOWED: &str =
+    "a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based)";
+const TIME_ALLOWED: &str = "a number with optional suffix us/ms/s/m/h/d (default s)";
+
+/// Multiplier for a size suffix. fio's default kb_base=1024 makes k, K, KB and KiB all 1024.
+fn size_multiplier(suffix: &str) -> Option<u64> {
+    let s = suffix.to_ascii_lowercase();
+    let s = s
+        .strip_suffix("ib")
+        .or_else(|| s.strip_suffix('b'))
+        .unwrap_or(&s);
+    let shift = match s {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        "p" => 50,
+        _ => return None,
+    };
+    Some(1u64 << shift)
+}
+
+/// Splits "12.5k" into ("12.5", "k").
+fn split_number(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    (&text[..end], &text[end..])
+}
+
+/// Bytes from text like `4k`, `1.5GiB`, `4096`.
+pub(crate) fn size_bytes(text: &str, loc: &Loc) -> Result<u64, JobError> {
+    let text = text.trim();
+    let (num, suffix) = split_number(text);
+    let mult = size_multiplier(suffix).ok_or_else(|| loc.bad("is not a size", SIZE_ALLOWED))?;
+    if num.is_empty() {
+        return Err(loc.bad("is not a size", SIZE_ALLOWED));
+    }
+    if let Ok(n) = num.parse::<u64>() {
+        return n
+            .checked_mul(mult)
+            .ok_or_else(|| loc.bad("is too large", "at most 2^64-1 bytes"));
+    }
+    let f: f64 = num
+        .parse()
+        .map_err(|_| loc.bad("is not a size", SIZE_ALLOWED))?;
+    let bytes = f * mult as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(loc.bad("is too large", "at most 2^64-1 bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+/// A size or a percent of the device (`50%`).
+pub(crate) fn size_spec(text: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
+    let text = text.trim();
+    match text.strip_suffix('%') {
+        Some(p) => {
+            let pct: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| loc.bad("is not a percent", "0..=100%"))?;
+            if !(0.0..=100.0).contains(&pct) {
+                return Err(loc.bad("is out of range", "0..=100%"));
+            }
+            Ok(SizeSpec::Percent(pct))
+        }
+        None => size_bytes(text, loc).map(SizeSpec::Bytes),
+    }
+}
+
+/// Nanoseconds from a fio time value; bare numbers are seconds.
+pub(crate) fn time_ns(text: &str, loc: &Loc) -> Result<u64, JobError> {
+    let text = text.trim();
+    let (num, suffix) = split_number(text);
+    let unit_ns: f64 = match suffix.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => 1e9,
+        "us" | "usec" => 1e3,
+        "ms" | "msec" => 1e6,
+        "m" | "min" => 60e9,
+        "h" | "hr" => 3600e9,
+        "d" => 86400e9,
+        _ => return Err(loc.bad("is not a time", TIME_ALLOWED)),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| loc.bad("is not a time", TIME_ALLOWED))?;
+    let ns = n * unit_ns;
+    if !ns.is_finite() || ns >= u64::MAX as f64 {
+        return Err(loc.bad("is too long", TIME_ALLOWED));
+    }
+    Ok(ns as u64)
+}
+
+/// An integer in `min..=max`; accepts size suffixes like fio does for integer options.
+pub(crate) fn int_in(text: &str, min: u64, max: u64, loc: &Loc) -> Result<u64, JobError> {
+    let allowed = format!("{min}..={max}");
+    let n = size_bytes(text, loc).map_err(|_| loc.bad("is not an integer", &allowed))?;
+    if n < min || n > max {
+        return Err(loc.bad("is out of range", &allowed));
+    }
+    Ok(n)
+}
+
+/// A float in `min..=max` (inclusive).
+pub(crate) fn float_in(text: &str, min: f64, max: f64, loc: &Loc) -> Result<f64, JobError> {
+    let allowed = format!("{min}..={max}");
+    let f: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| loc.bad("is not a number", &allowed))?;
+    if !(min..=max).contains(&f) {
+        return Err(loc.bad("is out of range", &allowed));
+    }
+    Ok(f)
+}
+
+/// fio booleans: a bare flag, 1/0, true/false, yes/no, on/off.
+pub(crate) fn boolean(text: Option<&str>, loc: &Loc) -> Result<bool, JobError> {
+    match text.map(|t| t.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("1") | Some("true") | Some("yes") | Some("on") => Ok(true),
+        Some("0") | Some("false") | Some("no") | Some("off") => Ok(false),
+        Some(_) => Err(loc.bad("is not a boolean", "1/0, true/false, yes/no, on/off")),
+    }
+}
+
+/// fio's `read,write,trim` form: empty fields keep `current`; a missing trailing field takes
+/// the last given value ("bs=4k,8k" makes trims 8k).
+pub(crate) fn per_dir<T: Copy>(
+    text: &str,
+    current: [T; 3],
+    loc: &Loc,
+    mut one: impl FnMut(&str) -> Result<T, JobError>,
+) -> Result<[T; 3], JobError> {
+    let fields: Vec<&str> = text.split(',').collect();
+    if fields.len() > 3 {
+        return Err(loc.bad(
+            "has too many fields",
+            "at most 3 comma-separated values: read,write,trim",
+        ));
+    }
+    let mut out = current;
+    let mut last = None;
+    for (i, slot) in out.iter_mut().enumerate() {
+        match fields.get(i).map(|f| f.trim()) {
+            Some("") => {}
+            Some(field) => {
+                let v = one(field)?;
+                *slot = v;
+                last = Some(v);
+            }
+            None => {
+                if let Some(v) = last {
+                    *slot = v;
+                }
+            }
+        }
+    }
+    Ok(out)
+}

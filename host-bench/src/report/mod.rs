@@ -1,0 +1,10 @@
+//! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series.
+
+mod csv;
+mod json;
+mod summary;
+mod text;
+
+pub use csv::{series_csv, ExtraColumn, SERIES_COLUMNS};
+pub use json::{fio_json, fio_json_string, JsonOptions};
+pub use text::normal_text;

@@ -1,0 +1,627 @@
+//! Runs a [`JobFile`] against a [`Device`] the way fio does.
+//!
+//! Each job instance (a job times `numjobs`) keeps `iodepth` I/Os outstanding (closed loop) or,
+//! with `rate_iops`, submits at fixed arrival times (open loop, still capped at `iodepth`).
+//! Jobs run concurrently on the one device; `stonewall` starts a new group that runs after the
+//! previous group has drained. Time is only read from the device, so on the simulator every
+//! number here is simulated time and the run is deterministic for a given seed.
+//!
+//! ```no_run
+//! # fn demo(dev: &mut dyn host_bench::device::Device, file: &host_bench::job::JobFile) {
+//! use host_bench::runner::{run, RunOptions};
+//! let mut opts = RunOptions::new(42);
+//! opts.time_scale = 0.01; // drive scaled 1/100: runtimes 1/100 as long
+//! let result = run(file, dev, &mut opts).unwrap();
+//! # }
+//! ```
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
+use crate::job::pattern::{IoPattern, PatternError};
+use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
+use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
+
+/// How often (in completions) the stop flag is read and progress reported.
+const CHECK_EVERY: u64 = 4096;
+/// fio's steady-state sampling interval (`ss_interval`), before time scaling.
+const SS_INTERVAL_NS: u64 = 1_000_000_000;
+
+/// Progress report: `fraction` of the whole run (0..=1), by time or by bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunProgress {
+    pub group: usize,
+    pub groups: usize,
+    pub fraction: f64,
+}
+
+/// Caller controls for a run.
+pub struct RunOptions<'a> {
+    /// Master seed; job `j`, clone `k` draws from ChaCha8 stream `(j << 20) | k` of it.
+    pub seed: u64,
+    /// Multiplies every duration of the job file (runtime, ramp_time, ss_dur, ss_ramp and the
+    /// steady-state sampling interval), e.g. 0.01 for a drive simulated at 1/100 capacity.
+    pub time_scale: f64,
+    /// Time-series interval (not scaled). Default 1 s.
+    pub series_interval_ns: u64,
+    /// Set to stop early: read every few thousand completions, then outstanding I/O drains.
+    pub stop: Option<&'a AtomicBool>,
+    /// Called every few thousand completions and at the end of each group.
+    pub progress: Option<&'a mut dyn FnMut(RunProgress)>,
+}
+
+impl RunOptions<'_> {
+    pub fn new(seed: u64) -> Self {
+        RunOptions {
+            seed,
+            time_scale: 1.0,
+            series_interval_ns: 1_000_000_000,
+            stop: None,
+            progress: None,
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    #[error("job '{job}': device error: {source}")]
+    Device { job: String, source: DeviceError },
+    #[error("device returned a completion with unknown tag {tag}")]
+    UnknownTag { tag: u64 },
+    #[error("time_scale = {0} is out of range (allowed a finite number > 0)")]
+    BadTimeScale(f64),
+}
+
+/// Totals and completion latencies of one direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DirResult {
+    /// Completion latency (submit to complete); slat is 0 here, so lat equals clat.
+    pub clat: Histogram,
+    pub io_bytes: u64,
+    pub ios: u64,
+}
+
+/// Steady-state outcome of a reported job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyStateOutcome {
+    /// Criterion with durations already scaled.
+    pub criterion: SteadyState,
+    /// True when every instance of the job reached steady state.
+    pub reached: bool,
+    /// Latest time an instance reached it.
+    pub reached_at_ns: Option<u64>,
+}
+
+/// One reported job: a single instance, or a whole group with `group_reporting`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobResult {
+    pub name: String,
+    pub groupid: usize,
+    /// Job instances merged into this result.
+    pub instances: u32,
+    /// fio's "job options": options written in the job section.
+    pub options: Vec<(String, String)>,
+    pub rw: RwMode,
+    pub iodepth: u32,
+    pub percentile_list: Vec<f64>,
+    pub description: Option<String>,
+    /// read, write, trim.
+    pub dirs: [DirResult; 3],
+    pub series: Vec<IntervalPoint>,
+    pub series_interval_ns: u64,
+    /// Measurement window: end of ramp to last completion (device time).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Submissions by outstanding depth: 1, 2, 3-4, 5-8, 9-16, 17-63, >=64 (fio's buckets).
+    pub iodepth_levels: [u64; 7],
+    pub steady_state: Option<SteadyStateOutcome>,
+}
+
+impl JobResult {
+    pub fn runtime_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// Everything a run measured, plus what is needed to reproduce it.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub file: String,
+    pub global_options: Vec<(String, String)>,
+    pub jobs: Vec<JobResult>,
+    pub seed: u64,
+    pub time_scale: f64,
+    pub device: DeviceInfo,
+    /// Device time at start and end of the whole run.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// The stop flag ended the run early.
+    pub interrupted: bool,
+}
+
+/// Runs every group of `file` on `dev`, one group after another.
+pub fn run(
+    file: &JobFile,
+    dev: &mut dyn Device,
+    opts: &mut RunOptions,
+) -> Result<RunResult, RunError> {
+    if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
+        return Err(RunError::BadTimeScale(opts.time_scale));
+    }
+    let info = dev.info();
+    let groups = split_groups(&file.jobs);
+    let start_ns = dev.now_ns();
+    let mut jobs = Vec::new();
+    let mut interrupted = false;
+    for (g, members) in groups.iter().enumerate() {
+        if stop_requested(opts) {
+            interrupted = true;
+            break;
+        }
+        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), opts)?;
+        interrupted |= group.run(dev, opts)?;
+        jobs.extend(group.into_results(dev.now_ns()));
+        if interrupted {
+            break;
+        }
+    }
+    Ok(RunResult {
+        file: file.file.clone(),
+        global_options: file.global_options.clone(),
+        jobs,
+        seed: opts.seed,
+        time_scale: opts.time_scale,
+        device: info,
+        start_ns,
+        end_ns: dev.now_ns(),
+        interrupted,
+    })
+}
+
+/// Job indices per group: a job with `stonewall` starts a new group.
+fn split_groups(jobs: &[JobSpec]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if !job.stonewall => g.push(i),
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+fn stop_requested(opts: &RunOptions) -> bool {
+    opts.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+}
+
+fn scale(ns: u64, f: f64) -> u64 {
+    (ns as f64 * f).round() as u64
+}
+
+/// One running job instance.
+struct Instance {
+    pattern: IoPattern,
+    slot: usize,
+    iodepth: u32,
+    outstanding: u32,
+    start_ns: u64,
+    measure_from_ns: u64,
+    end_ns: u64,
+    budget_bytes: u64,
+    budget_ios: u64,
+    issued_bytes: u64,
+    issued_ios: u64,
+    /// Open-loop rate in I/Os per second; 0 for closed loop.
+    rate_iops: u64,
+    arrivals: u64,
+    next_arrival_ns: u64,
+    stopped: bool,
+    finished: bool,
+    ss: Option<SteadyStateTracker>,
+    ss_reached_ns: Option<u64>,
+}
+
+impl Instance {
+    #[inline]
+    fn can_issue(&self, now_ns: u64) -> bool {
+        !self.stopped
+            && now_ns < self.end_ns
+            && self.issued_bytes < self.budget_bytes
+            && self.issued_ios < self.budget_ios
+    }
+
+    /// Arrival k is at start + k / rate, computed exactly so rates need not divide 1 s.
+    fn schedule_next_arrival(&mut self) {
+        self.arrivals += 1;
+        let offset = u128::from(self.arrivals) * 1_000_000_000 / u128::from(self.rate_iops.max(1));
+        self.next_arrival_ns = self
+            .start_ns
+            .saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
+    }
+
+    fn fraction(&self, now_ns: u64) -> f64 {
+        if self.finished {
+            return 1.0;
+        }
+        let by_time = if self.end_ns == u64::MAX {
+            0.0
+        } else {
+            now_ns.saturating_sub(self.start_ns) as f64
+                / self.end_ns.saturating_sub(self.start_ns).max(1) as f64
+        };
+        let by_bytes = if self.budget_bytes == u64::MAX {
+            0.0
+        } else {
+            self.issued_bytes as f64 / self.budget_bytes.max(1) as f64
+        };
+        let by_ios = if self.budget_ios == u64::MAX {
+            0.0
+        } else {
+            self.issued_ios as f64 / self.budget_ios.max(1) as f64
+        };
+        by_time.max(by_bytes).max(by_ios).min(1.0)
+    }
+}
+
+/// Accumulating result of one reported job while its group runs.
+struct Slot {
+    result: JobResult,
+    series: SeriesRecorder,
+    ss_all_reached: bool,
+}
+
+/// A group of concurrently running instances.
+struct GroupRun {
+    group: usize,
+    groups: usize,
+    instances: Vec<Instance>,
+    slots: Vec<Slot>,
+    live: usize,
+    completions: u64,
+}
+
+impl GroupRun {
+    fn new(
+        file: &JobFile,
+        members: &[usize],
+        group: usize,
+        groups: usize,
+        info: &DeviceInfo,
+        now_ns: u64,
+        opts: &RunOptions,
+    ) -> Result<Self, RunError> {
+        let mut run = GroupRun {
+            group,
+            groups,
+            instances: Vec::new(),
+            slots: Vec::new(),
+            live: 0,
+            completions: 0,
+        };
+        let mut shared_slot: Option<usize> = None;
+        for &j in members {
+            let Some(spec) = file.jobs.get(j) else {
+                continue;
+            };
+            for clone in 0..spec.numjobs {
+                let slot = match (spec.group_reporting, shared_slot) {
+                    (true, Some(s)) => s,
+                    _ => {
+                        run.slots.push(new_slot(spec, group, now_ns, opts));
+                        let s = run.slots.len() - 1;
+                        if spec.group_reporting {
+                            shared_slot = Some(s);
+                        }
+                        s
+                    }
+                };
+                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts)?;
+                let res = &mut run.slots[slot].result;
+                res.instances += 1;
+                res.start_ns = res.start_ns.min(inst.measure_from_ns);
+                run.instances.push(inst);
+            }
+        }
+        run.live = run.instances.len();
+        Ok(run)
+    }
+
+    /// Runs until every instance is done; returns true when interrupted.
+    fn run(&mut self, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<bool, RunError> {
+        let open_loop = self.instances.iter().any(|i| i.rate_iops > 0);
+        let now = dev.now_ns();
+        for i in 0..self.instances.len() {
+            if self.instances[i].rate_iops == 0 {
+                while self.instances[i].outstanding < self.instances[i].iodepth
+                    && self.instances[i].can_issue(now)
+                {
+                    self.submit(dev, i, now)?;
+                }
+            }
+            self.check_done(i, now);
+        }
+        let mut interrupted = false;
+        while self.live > 0 {
+            let deadline = if open_loop {
+                self.open_loop_arrivals(dev)?
+            } else {
+                None
+            };
+            if self.live == 0 {
+                break;
+            }
+            match dev.wait(deadline).map_err(|e| self.device_error(0, e))? {
+                Some(c) => self.on_completion(dev, c)?,
+                None if deadline.is_none() => break,
+                None => {}
+            }
+            if self.completions % CHECK_EVERY == 0 {
+                if stop_requested(opts) && !interrupted {
+                    interrupted = true;
+                    self.instances.iter_mut().for_each(|i| i.stopped = true);
+                }
+                self.report_progress(dev.now_ns(), opts);
+            }
+        }
+        self.report_progress(dev.now_ns(), opts);
+        Ok(interrupted)
+    }
+
+    /// Submits due open-loop arrivals; returns the next arrival time to wait for.
+    fn open_loop_arrivals(&mut self, dev: &mut dyn Device) -> Result<Option<u64>, RunError> {
+        let now = dev.now_ns();
+        let mut next: Option<u64> = None;
+        for i in 0..self.instances.len() {
+            let inst = &self.instances[i];
+            if inst.rate_iops == 0 || inst.finished {
+                continue;
+            }
+            while self.instances[i].next_arrival_ns <= now
+                && self.instances[i].outstanding < self.instances[i].iodepth
+                && self.instances[i].can_issue(now)
+            {
+                self.submit(dev, i, now)?;
+                self.instances[i].schedule_next_arrival();
+            }
+            self.check_done(i, now);
+            let inst = &self.instances[i];
+            if !inst.finished && inst.can_issue(now) && inst.outstanding < inst.iodepth {
+                let t = inst.next_arrival_ns.min(inst.end_ns);
+                next = Some(next.map_or(t, |n: u64| n.min(t)));
+            }
+        }
+        Ok(next)
+    }
+
+    #[inline]
+    fn on_completion(&mut self, dev: &mut dyn Device, c: IoCompletion) -> Result<(), RunError> {
+        self.completions += 1;
+        let idx = usize::try_from(c.tag)
+            .ok()
+            .filter(|&i| i < self.instances.len());
+        let Some(i) = idx else {
+            return Err(RunError::UnknownTag { tag: c.tag });
+        };
+        let inst = &mut self.instances[i];
+        inst.outstanding = inst.outstanding.saturating_sub(1);
+        let lat = c.complete_ns.saturating_sub(c.submit_ns);
+        if c.complete_ns >= inst.measure_from_ns {
+            let slot = &mut self.slots[inst.slot];
+            let d = &mut slot.result.dirs[c.dir.index()];
+            d.clat.record(lat);
+            d.io_bytes += u64::from(c.len_bytes);
+            d.ios += 1;
+            slot.series
+                .record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
+            slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
+        }
+        if let Some(ss) = inst.ss.as_mut() {
+            if ss.record(c.complete_ns, c.len_bytes) && inst.ss_reached_ns.is_none() {
+                inst.ss_reached_ns = Some(c.complete_ns);
+                inst.stopped = true;
+            }
+        }
+        let now = dev.now_ns();
+        if inst.rate_iops == 0 && inst.can_issue(now) {
+            self.submit(dev, i, now)?;
+        }
+        self.check_done(i, now);
+        Ok(())
+    }
+
+    #[inline]
+    fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
+        let inst = &mut self.instances[i];
+        let io = inst.pattern.next_io();
+        let req = IoRequest {
+            tag: i as u64,
+            dir: io.dir,
+            offset_bytes: io.offset_bytes,
+            len_bytes: io.len_bytes,
+        };
+        inst.outstanding += 1;
+        inst.issued_bytes += u64::from(io.len_bytes);
+        inst.issued_ios += 1;
+        let depth = inst.outstanding;
+        if now_ns >= inst.measure_from_ns {
+            self.slots[inst.slot].result.iodepth_levels[depth_bucket(depth)] += 1;
+        }
+        dev.submit(req).map_err(|e| self.device_error(i, e))
+    }
+
+    fn check_done(&mut self, i: usize, now_ns: u64) {
+        let inst = &mut self.instances[i];
+        if !inst.finished && inst.outstanding == 0 && !inst.can_issue(now_ns) {
+            inst.finished = true;
+            self.live -= 1;
+        }
+    }
+
+    fn device_error(&self, i: usize, source: DeviceError) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Device { job, source }
+    }
+
+    fn report_progress(&mut self, now_ns: u64, opts: &mut RunOptions) {
+        let Some(cb) = opts.progress.as_mut() else {
+            return;
+        };
+        let n = self.instances.len().max(1) as f64;
+        let in_group = self
+            .instances
+            .iter()
+            .map(|i| i.fraction(now_ns))
+            .sum::<f64>()
+            / n;
+        let fraction = (self.group as f64 + in_group) / self.groups.max(1) as f64;
+        cb(RunProgress {
+            group: self.group,
+            groups: self.groups,
+            fraction,
+        });
+    }
+
+    fn into_results(mut self, now_ns: u64) -> Vec<JobResult> {
+        for inst in &self.instances {
+            let slot = &mut self.slots[inst.slot];
+            if let Some(ss) = slot.result.steady_state.as_mut() {
+                slot.ss_all_reached &= inst.ss_reached_ns.is_some();
+                ss.reached_at_ns = ss.reached_at_ns.max(inst.ss_reached_ns);
+            }
+        }
+        self.slots
+            .into_iter()
+            .map(|mut s| {
+                let end = s
+                    .result
+                    .end_ns
+                    .max(s.result.start_ns)
+                    .min(now_ns.max(s.result.start_ns));
+                s.result.end_ns = end;
+                s.series.finish(end);
+                s.result.series = s.series.into_points();
+                if let Some(ss) = s.result.steady_state.as_mut() {
+                    ss.reached = s.ss_all_reached;
+                }
+                s.result
+            })
+            .collect()
+    }
+}
+
+/// fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64.
+#[inline]
+fn depth_bucket(depth: u32) -> usize {
+    match depth {
+        0..=1 => 0,
+        64.. => 6,
+        d => (32 - (d - 1).leading_zeros()).min(5) as usize,
+    }
+}
+
+fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
+    let origin = now_ns + scale(spec.ramp_time_ns, opts.time_scale);
+    let steady_state = spec
+        .steadystate
+        .filter(|s| s.dur_ns > 0)
+        .map(|s| SteadyStateOutcome {
+            criterion: SteadyState {
+                dur_ns: scale(s.dur_ns, opts.time_scale),
+                ramp_ns: scale(s.ramp_ns, opts.time_scale),
+                ..s
+            },
+            reached: false,
+            reached_at_ns: None,
+        });
+    Slot {
+        result: JobResult {
+            name: spec.name.clone(),
+            groupid: group,
+            instances: 0,
+            options: spec.options.clone(),
+            rw: spec.rw,
+            iodepth: spec.iodepth,
+            percentile_list: spec.percentile_list.clone(),
+            description: spec.description.clone(),
+            dirs: Default::default(),
+            series: Vec::new(),
+            series_interval_ns: opts.series_interval_ns.max(1),
+            start_ns: u64::MAX,
+            end_ns: 0,
+            iodepth_levels: [0; 7],
+            steady_state,
+        },
+        series: SeriesRecorder::new(origin, opts.series_interval_ns),
+        ss_all_reached: true,
+    }
+}
+
+fn new_instance(
+    spec: &JobSpec,
+    job_index: usize,
+    clone: u32,
+    slot: usize,
+    info: &DeviceInfo,
+    now_ns: u64,
+    opts: &RunOptions,
+) -> Result<Instance, RunError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
+    let pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+    let ts = opts.time_scale;
+    let measure_from_ns = now_ns + scale(spec.ramp_time_ns, ts);
+    let end_ns = spec
+        .runtime_ns
+        .map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
+    let loops = u64::from(spec.loops.max(1));
+    let (budget_bytes, budget_ios) = if spec.time_based {
+        (u64::MAX, u64::MAX)
+    } else if let Some(n) = spec.number_ios {
+        (u64::MAX, n.saturating_mul(loops))
+    } else {
+        let lbs = u64::from(info.logical_block_bytes);
+        let per_loop = spec
+            .io_size
+            .map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        (per_loop.saturating_mul(loops), u64::MAX)
+    };
+    let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
+    let ss = spec.steadystate.and_then(|s| {
+        let scaled = SteadyState {
+            dur_ns: scale(s.dur_ns, ts),
+            ramp_ns: scale(s.ramp_ns, ts),
+            ..s
+        };
+        SteadyStateTracker::new(scaled, measure_from_ns, ss_interval)
+    });
+    Ok(Instance {
+        pattern,
+        slot,
+        iodepth: spec.iodepth.max(1),
+        outstanding: 0,
+        start_ns: now_ns,
+        measure_from_ns,
+        end_ns,
+        budget_bytes,
+        budget_ios,
+        issued_bytes: 0,
+        issued_ios: 0,
+        rate_iops: spec.rate_iops.unwrap_or(0),
+        arrivals: 0,
+        next_arrival_ns: now_ns,
+        stopped: false,
+        finished: false,
+        ss,
+        ss_reached_ns: None,
+    })
+}
