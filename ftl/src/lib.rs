@@ -4,8 +4,14 @@
 //! the write buffer, garbage collection, TRIM, power-loss recovery and the power governor, behind
 //! a host-facing device API.
 
+pub mod blocks;
 pub mod config;
+pub mod core;
+pub mod gc_policy;
+pub mod instant;
+pub mod layout;
 pub mod profile;
+pub mod wa_model;
 
 pub use config::{ControllerConfig, FtlConfig, GcPolicy, HostConfig, PowerConfig};
 pub use profile::{DriveProfile, ProfileError, ValidatedProfile};

@@ -1,0 +1,139 @@
+//! The block table: per die-block state, valid count, write and program pointers, erase count,
+//! and the per-die free lists. Flat `Vec`s indexed by block id.
+
+use crate::layout::Layout;
+use std::collections::VecDeque;
+
+/// Life cycle of a die-block: Free -> Open (being written) -> Closed (full) -> Victim (data
+/// relocated, erase pending) -> Free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    Free = 0,
+    Open = 1,
+    Closed = 2,
+    Victim = 3,
+}
+
+/// All die-blocks.
+pub struct BlockTable {
+    pub state: Vec<BlockState>,
+    /// Valid (live-mapped) MUs.
+    pub valid: Vec<u32>,
+    /// MUs assigned (written into the buffer or NAND), in order.
+    pub write_ptr: Vec<u32>,
+    /// MUs whose program finished on NAND (durable without PLP).
+    pub prog_done: Vec<u32>,
+    pub erase_count: Vec<u32>,
+    /// Logical time (host MUs written) when the block was closed: the age of cost-benefit GC.
+    pub closed_at: Vec<u64>,
+    /// Which write stream filled the block (0 host, 1 GC).
+    pub stream: Vec<u8>,
+    /// Free blocks of each die, oldest-erased first.
+    free: Vec<VecDeque<u32>>,
+    free_total: u32,
+    /// Blocks taken out of service (bad-block spares and metadata): never written.
+    pub reserved: u32,
+}
+
+impl BlockTable {
+    /// All blocks free except `reserved_per_die` at the top of each die.
+    pub fn new(layout: &Layout, reserved_per_die: u32) -> BlockTable {
+        let n = layout.blocks as usize;
+        let mut free = Vec::with_capacity(layout.dies as usize);
+        let usable = layout.blocks_per_die - reserved_per_die;
+        for die in 0..layout.dies {
+            let base = die * layout.blocks_per_die;
+            free.push((base..base + usable).collect::<VecDeque<u32>>());
+        }
+        let mut state = vec![BlockState::Free; n];
+        for die in 0..layout.dies {
+            let base = die * layout.blocks_per_die;
+            for b in base + usable..base + layout.blocks_per_die {
+                state[b as usize] = BlockState::Closed; // never a victim: valid stays 0, see is_reserved
+            }
+        }
+        BlockTable {
+            state,
+            valid: vec![0; n],
+            write_ptr: vec![0; n],
+            prog_done: vec![0; n],
+            erase_count: vec![0; n],
+            closed_at: vec![0; n],
+            stream: vec![0; n],
+            free,
+            free_total: usable * layout.dies,
+            reserved: reserved_per_die * layout.dies,
+        }
+    }
+
+    pub fn free_total(&self) -> u32 {
+        self.free_total
+    }
+
+    pub fn free_on_die(&self, die: u32) -> u32 {
+        self.free[die as usize].len() as u32
+    }
+
+    /// Takes a free block of `die` and opens it.
+    pub fn take_free(&mut self, die: u32, stream: u8) -> Option<u32> {
+        let b = self.free[die as usize].pop_front()?;
+        self.free_total -= 1;
+        let i = b as usize;
+        self.state[i] = BlockState::Open;
+        self.write_ptr[i] = 0;
+        self.prog_done[i] = 0;
+        self.valid[i] = 0;
+        self.stream[i] = stream;
+        Some(b)
+    }
+
+    /// An erased victim returns to its die's free list.
+    pub fn release(&mut self, block: u32, die: u32) {
+        let i = block as usize;
+        debug_assert_eq!(self.state[i], BlockState::Victim);
+        debug_assert_eq!(self.valid[i], 0);
+        self.state[i] = BlockState::Free;
+        self.erase_count[i] += 1;
+        self.write_ptr[i] = 0;
+        self.prog_done[i] = 0;
+        self.free[die as usize].push_back(block);
+        self.free_total += 1;
+    }
+
+    /// Number of blocks in each state: (free, open, closed, victim), reserved blocks excluded.
+    pub fn census(&self) -> (u32, u32, u32, u32) {
+        let mut c = [0u32; 4];
+        for s in &self.state {
+            c[*s as usize] += 1;
+        }
+        (c[0], c[1], c[2] - self.reserved, c[3])
+    }
+
+    /// (min, mean, max) erase count over blocks in service.
+    pub fn erase_stats(&self) -> (u32, f64, u32) {
+        let mut min = u32::MAX;
+        let mut max = 0;
+        let mut sum = 0u64;
+        let mut n = 0u64;
+        for (i, &e) in self.erase_count.iter().enumerate() {
+            if self.is_reserved(i as u32) {
+                continue;
+            }
+            min = min.min(e);
+            max = max.max(e);
+            sum += e as u64;
+            n += 1;
+        }
+        if n == 0 {
+            return (0, 0.0, 0);
+        }
+        (min, sum as f64 / n as f64, max)
+    }
+
+    /// Reserved blocks are marked Closed with nothing written; they are the only such blocks.
+    pub fn is_reserved(&self, block: u32) -> bool {
+        let i = block as usize;
+        self.state[i] == BlockState::Closed && self.write_ptr[i] == 0
+    }
+}

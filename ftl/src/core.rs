@@ -1,0 +1,387 @@
+//! The logical FTL: page-level mapping, write streams striped over dies, GC relocation, TRIM and
+//! WA accounting. It decides *what* goes where; the timed device ([`crate::device`]) decides
+//! *when* the resulting NAND operations run. Keeping this part timeless lets the property and WA
+//! tests run millions of writes per second without the event engine.
+
+use crate::blocks::{BlockState, BlockTable};
+use crate::config::GcPolicy;
+use crate::gc_policy::choose_victim;
+use crate::layout::{Layout, NONE};
+
+/// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
+/// stream 0.
+pub const HOST: usize = 0;
+pub const GC: usize = 1;
+
+/// NAND work the core asks the device to carry out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoreEvent {
+    /// A program unit is complete and can be programmed on `die` into `block`.
+    Program { die: u32, block: u32, mus: u32, host_mus: u32 },
+    /// GC must read this much of a victim (one multi-plane page read).
+    GcRead { die: u32, page_type: u8, planes: u8, bytes: u32 },
+}
+
+/// Cumulative counters, in mapping units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FtlStats {
+    pub host_write_mus: u64,
+    pub host_trim_mus: u64,
+    pub gc_write_mus: u64,
+    pub pad_mus: u64,
+    pub gc_victims: u64,
+    pub erases: u64,
+}
+
+impl FtlStats {
+    pub fn nand_write_mus(&self) -> u64 {
+        self.host_write_mus + self.gc_write_mus + self.pad_mus
+    }
+
+    /// Write amplification: NAND programmed / host written.
+    pub fn wa(&self) -> f64 {
+        if self.host_write_mus == 0 {
+            return 0.0;
+        }
+        self.nand_write_mus() as f64 / self.host_write_mus as f64
+    }
+}
+
+struct Stream {
+    /// Open block of this stream on each die (NONE if none).
+    open: Vec<u32>,
+    cursor: u32,
+    /// MUs placed in the current program unit, and how many of them are host data.
+    pu_fill: u32,
+    pu_host: u32,
+    pu_die: u32,
+}
+
+/// Settings of the logical FTL.
+#[derive(Clone, Copy, Debug)]
+pub struct CoreConfig {
+    pub user_mus: u32,
+    pub policy: GcPolicy,
+    pub hot_cold_separation: bool,
+    /// Free blocks below which GC runs.
+    pub gc_threshold_blocks: u32,
+    /// Free blocks only GC may take (host writes wait below this).
+    pub host_reserve_blocks: u32,
+    pub reserved_blocks_per_die: u32,
+    /// Keep a per-MU write sequence in the spare area, needed to rebuild the map after power loss.
+    pub track_sequence: bool,
+}
+
+/// The mapping tables, block table and write streams.
+pub struct FtlCore {
+    pub layout: Layout,
+    pub cfg: CoreConfig,
+    /// Logical -> physical, per LPN.
+    pub l2p: Vec<u32>,
+    /// The LPN stored in each physical MU's spare area (NONE: never written since erase).
+    pub p2l: Vec<u32>,
+    /// Write sequence stored beside each MU (power-loss mode only).
+    pub seq: Vec<u32>,
+    /// Persisted TRIM journal (LPN, sequence), power-loss mode only.
+    pub trim_log: Vec<(u32, u32)>,
+    pub blocks: BlockTable,
+    streams: [Stream; 2],
+    pub stats: FtlStats,
+    next_seq: u32,
+}
+
+/// No block can take more data for this stream right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSpace;
+
+impl FtlCore {
+    pub fn new(layout: Layout, cfg: CoreConfig) -> FtlCore {
+        let stream = || Stream { open: vec![NONE; layout.dies as usize], cursor: 0, pu_fill: 0, pu_host: 0, pu_die: 0 };
+        let total = layout.total_mus() as usize;
+        FtlCore {
+            l2p: vec![NONE; cfg.user_mus as usize],
+            p2l: vec![NONE; total],
+            seq: if cfg.track_sequence { vec![0; total] } else { Vec::new() },
+            trim_log: Vec::new(),
+            blocks: BlockTable::new(&layout, cfg.reserved_blocks_per_die),
+            streams: [stream(), stream()],
+            layout,
+            cfg,
+            stats: FtlStats::default(),
+            next_seq: 1,
+        }
+    }
+
+    pub fn user_mus(&self) -> u32 {
+        self.cfg.user_mus
+    }
+
+    fn stream_index(&self, stream: usize) -> usize {
+        if self.cfg.hot_cold_separation {
+            stream
+        } else {
+            HOST
+        }
+    }
+
+    /// True when a host MU can be placed now without waiting for GC.
+    pub fn host_can_write(&self) -> bool {
+        let s = &self.streams[HOST];
+        if s.pu_fill > 0 {
+            return true;
+        }
+        let reserve_ok = self.blocks.free_total() > self.cfg.host_reserve_blocks;
+        (0..self.layout.dies).any(|d| self.die_has_room(s, d) || (reserve_ok && self.blocks.free_on_die(d) > 0))
+    }
+
+    fn die_has_room(&self, s: &Stream, die: u32) -> bool {
+        let b = s.open[die as usize];
+        b != NONE && self.blocks.write_ptr[b as usize] < self.layout.mus_per_block
+    }
+
+    /// Reserves the next physical MU of `stream`, emitting a Program when a unit fills.
+    fn place(&mut self, stream: usize, host: bool, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
+        let si = self.stream_index(stream);
+        if self.streams[si].pu_fill == 0 {
+            self.start_unit(si, stream == GC)?;
+        }
+        let s = &mut self.streams[si];
+        let die = s.pu_die;
+        let block = s.open[die as usize];
+        let bi = block as usize;
+        let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[bi];
+        self.blocks.write_ptr[bi] += 1;
+        s.pu_fill += 1;
+        s.pu_host += host as u32;
+        if s.pu_fill == self.layout.mus_per_pu {
+            out.push(CoreEvent::Program { die, block, mus: s.pu_fill, host_mus: s.pu_host });
+            s.pu_fill = 0;
+            s.pu_host = 0;
+            if self.blocks.write_ptr[bi] == self.layout.mus_per_block {
+                self.blocks.state[bi] = BlockState::Closed;
+                self.blocks.closed_at[bi] = self.stats.host_write_mus;
+                s.open[die as usize] = NONE;
+            }
+        }
+        Ok(ppn)
+    }
+
+    /// Chooses the die for the next program unit of stream `si`: round-robin from the cursor,
+    /// skipping dies with no room and no free block.
+    fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
+        let dies = self.layout.dies;
+        let may_take = is_gc || self.blocks.free_total() > self.cfg.host_reserve_blocks;
+        for k in 0..dies {
+            let die = (self.streams[si].cursor + k) % dies;
+            if self.die_has_room(&self.streams[si], die) {
+                let s = &mut self.streams[si];
+                s.pu_die = die;
+                s.cursor = (die + 1) % dies;
+                return Ok(());
+            }
+            if may_take {
+                if let Some(b) = self.blocks.take_free(die, si as u8) {
+                    let s = &mut self.streams[si];
+                    s.open[die as usize] = b;
+                    s.pu_die = die;
+                    s.cursor = (die + 1) % dies;
+                    return Ok(());
+                }
+            }
+        }
+        Err(NoSpace)
+    }
+
+    fn next_sequence(&mut self) -> u32 {
+        let s = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        s
+    }
+
+    fn unmap_old(&mut self, lpn: u32) {
+        let old = self.l2p[lpn as usize];
+        if old != NONE {
+            let b = self.layout.block_of(old) as usize;
+            self.blocks.valid[b] -= 1;
+        }
+    }
+
+    /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
+    pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
+        let ppn = self.place(HOST, true, out)?;
+        self.unmap_old(lpn);
+        self.bind(lpn, ppn);
+        self.stats.host_write_mus += 1;
+        Ok(ppn)
+    }
+
+    fn bind(&mut self, lpn: u32, ppn: u32) {
+        self.l2p[lpn as usize] = ppn;
+        self.p2l[ppn as usize] = lpn;
+        self.blocks.valid[self.layout.block_of(ppn) as usize] += 1;
+        if self.cfg.track_sequence {
+            let s = self.next_sequence();
+            self.seq[ppn as usize] = s;
+        }
+    }
+
+    /// TRIM of one MU: unmapped data is not valid and is never relocated.
+    pub fn trim(&mut self, lpn: u32) {
+        if self.l2p[lpn as usize] != NONE {
+            self.unmap_old(lpn);
+            self.l2p[lpn as usize] = NONE;
+        }
+        self.stats.host_trim_mus += 1;
+        if self.cfg.track_sequence {
+            let s = self.next_sequence();
+            self.trim_log.push((lpn, s));
+        }
+    }
+
+    pub fn lookup(&self, lpn: u32) -> Option<u32> {
+        let p = self.l2p[lpn as usize];
+        (p != NONE).then_some(p)
+    }
+
+    /// Whether GC should run: free blocks below the threshold.
+    pub fn gc_wanted(&self, pending_free: u32) -> bool {
+        self.blocks.free_total() + pending_free < self.cfg.gc_threshold_blocks
+    }
+
+    /// Picks a victim that the GC stream has room to relocate.
+    pub fn pick_victim(&self) -> Option<u32> {
+        let v = choose_victim(&self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
+        let need = self.blocks.valid[v as usize] as u64;
+        let room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
+        (room >= need).then_some(v)
+    }
+
+    fn open_room(&self, si: usize) -> u64 {
+        self.streams[si]
+            .open
+            .iter()
+            .filter(|&&b| b != NONE)
+            .map(|&b| (self.layout.mus_per_block - self.blocks.write_ptr[b as usize]) as u64)
+            .sum()
+    }
+
+    /// Relocates every valid MU of `victim` to the GC stream and marks it for erase. Emits the
+    /// page reads it needs (multi-plane where a word line's pages share a type) and the programs.
+    pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
+        let l = self.layout;
+        let vi = victim as usize;
+        self.blocks.state[vi] = BlockState::Victim;
+        self.stats.gc_victims += 1;
+        let die = l.die_of_block(victim);
+        let base = l.first_ppn(victim);
+        let bits = l.geo.bits_per_cell as usize;
+        let mus_per_plane_wl = l.mus_per_page * bits as u32;
+        let written = self.blocks.write_ptr[vi];
+        for wl in 0..written.div_ceil(l.mus_per_pu) {
+            // Per page type: planes touched and bytes to read on this word line.
+            let mut planes = [0u8; 4];
+            let mut bytes = [0u32; 4];
+            for p in 0..l.geo.planes_per_die {
+                let mut touched = [false; 4];
+                for k in 0..mus_per_plane_wl {
+                    let off = wl * l.mus_per_pu + p * mus_per_plane_wl + k;
+                    if off >= written {
+                        break;
+                    }
+                    let ppn = base + off;
+                    let lpn = self.p2l[ppn as usize];
+                    if lpn == NONE || self.l2p[lpn as usize] != ppn {
+                        continue;
+                    }
+                    let t = (k / l.mus_per_page) as usize;
+                    touched[t] = true;
+                    bytes[t] += l.mu_bytes;
+                    // The GC stream always has room: pick_victim checked it.
+                    let Ok(new) = self.place(GC, false, out) else { continue };
+                    self.blocks.valid[vi] -= 1;
+                    self.bind(lpn, new);
+                    self.stats.gc_write_mus += 1;
+                }
+                for t in 0..bits.min(4) {
+                    planes[t] += touched[t] as u8;
+                }
+            }
+            for t in 0..bits.min(4) {
+                if planes[t] > 0 {
+                    out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
+                }
+            }
+        }
+    }
+
+    /// Pads the open program unit of each stream so everything placed can be programmed (used
+    /// when GC pauses or on flush). Padding counts as NAND writes.
+    pub fn pad_open_units(&mut self, out: &mut Vec<CoreEvent>) {
+        for si in 0..2 {
+            let fill = self.streams[si].pu_fill;
+            if fill == 0 {
+                continue;
+            }
+            let pad = self.layout.mus_per_pu - fill;
+            for _ in 0..pad {
+                // Cannot fail: the unit is already open on a block with room for the whole unit.
+                let _ = self.place(si, false, out);
+            }
+            self.stats.pad_mus += pad as u64;
+        }
+    }
+
+    /// Whether a stream holds a partly filled program unit.
+    pub fn has_open_unit(&self) -> bool {
+        self.streams.iter().any(|s| s.pu_fill > 0)
+    }
+
+    /// A program finished: its MUs are durable.
+    pub fn program_done(&mut self, block: u32, mus: u32) {
+        self.blocks.prog_done[block as usize] += mus;
+    }
+
+    /// A victim's erase finished: its spare area is blank again and it rejoins the free list.
+    pub fn erase_done(&mut self, block: u32) {
+        let l = self.layout;
+        let base = l.first_ppn(block) as usize;
+        let n = self.blocks.write_ptr[block as usize] as usize;
+        self.p2l[base..base + n].fill(NONE);
+        self.blocks.release(block, l.die_of_block(block));
+        self.stats.erases += 1;
+    }
+
+    /// Checks the structural invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let l = &self.layout;
+        let mut valid = vec![0u32; l.blocks as usize];
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == NONE {
+                continue;
+            }
+            if self.p2l[ppn as usize] != lpn as u32 {
+                return Err(format!("lpn {lpn} -> ppn {ppn} but spare area says {}", self.p2l[ppn as usize]));
+            }
+            let b = l.block_of(ppn);
+            if self.blocks.state[b as usize] == BlockState::Free {
+                return Err(format!("lpn {lpn} mapped into free block {b}"));
+            }
+            if l.offset_of(ppn) >= self.blocks.write_ptr[b as usize] {
+                return Err(format!("lpn {lpn} mapped beyond the write pointer of block {b}"));
+            }
+            valid[b as usize] += 1;
+        }
+        if valid != self.blocks.valid {
+            let b = (0..valid.len()).find(|&i| valid[i] != self.blocks.valid[i]).unwrap_or(0);
+            return Err(format!("block {b}: valid count {} but {} live mappings", self.blocks.valid[b], valid[b]));
+        }
+        let (free, open, closed, victim) = self.blocks.census();
+        if free + open + closed + victim + self.blocks.reserved != l.blocks {
+            return Err(format!("free {free} + open {open} + closed {closed} + victim {victim} != {}", l.blocks));
+        }
+        if free != self.blocks.free_total() {
+            return Err(format!("free list holds {} but {free} blocks are free", self.blocks.free_total()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,170 @@
+//! Physical address layout seen by the FTL, and the scaling of a drive.
+//!
+//! The FTL's erase unit is a *die-block*: the block with the same index on every plane of a die,
+//! programmed with multi-plane word-line programs and erased with one multi-plane erase. A
+//! physical address (PPN) counts mapping units (MU, 4 KiB by default):
+//! `ppn = die_block * mus_per_block + offset`, and inside a die-block the offset runs word line
+//! by word line, each word line holding `planes x bits` pages of `page_bytes / mu` units (plane
+//! major), so a program unit (PU) is a contiguous run of `mus_per_pu` PPNs.
+
+use nand_model::Geometry;
+
+/// PPN / LPN sentinel for "nothing".
+pub const NONE: u32 = u32::MAX;
+
+/// Dimensions the FTL works with, derived from the (possibly scaled) geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub geo: Geometry,
+    pub mu_bytes: u32,
+    pub mus_per_page: u32,
+    /// MUs of one multi-plane word-line program on one die.
+    pub mus_per_pu: u32,
+    pub pus_per_block: u32,
+    pub mus_per_block: u32,
+    pub dies: u32,
+    pub blocks_per_die: u32,
+    pub blocks: u32,
+}
+
+/// Why a layout is impossible.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("mapping unit {mu} B does not divide the page of {page} B")]
+    MappingUnit { mu: u32, page: u32 },
+    #[error("{mus} mapping units exceed the 32-bit physical address space; use --scale 1/N (N >= {min_scale})")]
+    TooLarge { mus: u64, min_scale: u64 },
+}
+
+/// Smallest number of blocks per plane scaling keeps: below this the die-level block pools are
+/// too shallow for GC to behave as on the full drive (open blocks would hold a large share of the
+/// data), so further scaling shortens the blocks instead (whole word lines).
+pub const MIN_BLOCKS_PER_PLANE: u32 = 32;
+
+impl Layout {
+    pub fn new(geo: Geometry, mu_bytes: u32) -> Result<Layout, LayoutError> {
+        if mu_bytes == 0 || geo.page_bytes % mu_bytes != 0 {
+            return Err(LayoutError::MappingUnit { mu: mu_bytes, page: geo.page_bytes });
+        }
+        let mus_per_page = geo.page_bytes / mu_bytes;
+        let mus_per_pu = mus_per_page * geo.bits_per_cell * geo.planes_per_die;
+        let pus_per_block = geo.word_lines_per_block();
+        let mus_per_block = mus_per_pu * pus_per_block;
+        let dies = geo.dies();
+        let blocks = dies as u64 * geo.blocks_per_plane as u64;
+        let mus = blocks * mus_per_block as u64;
+        if mus >= NONE as u64 {
+            return Err(LayoutError::TooLarge { mus, min_scale: mus.div_ceil(NONE as u64 - 1) });
+        }
+        Ok(Layout {
+            geo,
+            mu_bytes,
+            mus_per_page,
+            mus_per_pu,
+            pus_per_block,
+            mus_per_block,
+            dies,
+            blocks_per_die: geo.blocks_per_plane,
+            blocks: blocks as u32,
+        })
+    }
+
+    /// Total physical MUs.
+    pub fn total_mus(&self) -> u64 {
+        self.blocks as u64 * self.mus_per_block as u64
+    }
+
+    pub fn die_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_die
+    }
+
+    pub fn block_of(&self, ppn: u32) -> u32 {
+        ppn / self.mus_per_block
+    }
+
+    pub fn offset_of(&self, ppn: u32) -> u32 {
+        ppn % self.mus_per_block
+    }
+
+    pub fn first_ppn(&self, block: u32) -> u32 {
+        block * self.mus_per_block
+    }
+
+    /// Page type (LSB, CSB, MSB, ...) of the page holding `offset`.
+    pub fn page_type(&self, offset: u32) -> u8 {
+        ((offset % self.mus_per_pu) / self.mus_per_page % self.geo.bits_per_cell) as u8
+    }
+
+    /// Index of the page (within its block and plane-set) that holds `offset`: MUs with the same
+    /// page index share one NAND page read.
+    pub fn page_index(&self, offset: u32) -> u32 {
+        offset / self.mus_per_page
+    }
+}
+
+/// Scales a geometry to `1/divisor` of its capacity keeping channels, dies, planes, page size and
+/// timing. Blocks per plane are divided first; below [`MIN_BLOCKS_PER_PLANE`] the rest of the
+/// factor shortens blocks by whole word lines. Returns the geometry and the exact achieved factor
+/// (full raw / scaled raw), which results use to state figures at full scale.
+pub fn scale_geometry(geo: &Geometry, divisor: u32) -> (Geometry, f64) {
+    let divisor = divisor.max(1);
+    let mut g = *geo;
+    let keep = MIN_BLOCKS_PER_PLANE.min(geo.blocks_per_plane);
+    g.blocks_per_plane = (geo.blocks_per_plane / divisor).max(keep);
+    let achieved = geo.blocks_per_plane as f64 / g.blocks_per_plane as f64;
+    let rest = divisor as f64 / achieved;
+    if rest > 1.0 {
+        let wl = geo.word_lines_per_block();
+        let new_wl = ((wl as f64 / rest).round() as u32).clamp(1, wl);
+        g.pages_per_block = new_wl * geo.bits_per_cell;
+    }
+    let factor = geo.raw_bytes() as f64 / g.raw_bytes() as f64;
+    (g, factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nand_model::{CellType, GeometryConfig};
+
+    fn tlc() -> Geometry {
+        GeometryConfig {
+            cell: CellType::Tlc,
+            slc_mode: false,
+            channels: 8,
+            dies_per_channel: 16,
+            planes_per_die: 4,
+            blocks_per_plane: 683,
+            pages_per_block: 1536,
+            page_bytes: 16384,
+        }
+        .validate()
+        .unwrap()
+    }
+
+    #[test]
+    fn offsets_decompose() {
+        let l = Layout::new(tlc().scaled(16, 1), 4096).unwrap();
+        assert_eq!(l.mus_per_page, 4);
+        assert_eq!(l.mus_per_pu, 48);
+        assert_eq!(l.mus_per_block, 48 * 512);
+        assert_eq!(l.page_type(0), 0);
+        assert_eq!(l.page_type(4), 1);
+        assert_eq!(l.page_type(8), 2);
+        assert_eq!(l.page_type(12), 0); // next plane, LSB again
+        assert_eq!(l.page_type(48), 0); // next word line
+    }
+
+    #[test]
+    fn full_scale_8_tib_fits_32_bits_and_scaling_is_exact() {
+        let g = tlc();
+        assert!(Layout::new(g, 4096).is_ok());
+        let (s16, f16) = scale_geometry(&g, 16);
+        assert_eq!(s16.blocks_per_plane, 42);
+        assert!((f16 - 683.0 / 42.0).abs() < 1e-9);
+        let (s128, f128) = scale_geometry(&g, 128);
+        assert_eq!(s128.blocks_per_plane, 32);
+        assert!((f128 - 128.0).abs() / 128.0 < 0.02, "{f128}");
+        assert_eq!(s128.pages_per_block % 3, 0);
+    }
+}
