@@ -70,7 +70,7 @@ pub struct IoPattern {
     percentage_random: [u32; 3],
     region_start_bytes: u64,
     region_bytes: u64,
-    /// Next sequential offset relative to the region start (shared by all directions).
+    /// End of the previous I/O relative to the region start, where sequential I/O continues.
     seq_next_bytes: u64,
     sampler: Sampler,
     /// Rank unit and count for skewed samplers.
@@ -170,6 +170,8 @@ impl IoPattern {
         } else {
             self.sequential_offset(len)
         };
+        // Like fio, a sequential I/O continues after the previous I/O, random or not.
+        self.seq_next_bytes = rel + u64::from(len);
         NextIo {
             dir,
             offset_bytes: self.region_start_bytes + rel,
@@ -213,9 +215,7 @@ impl IoPattern {
         if self.seq_next_bytes + len > self.region_bytes {
             self.seq_next_bytes = 0;
         }
-        let off = self.seq_next_bytes;
-        self.seq_next_bytes = off + len;
-        off
+        self.seq_next_bytes
     }
 
     #[inline]

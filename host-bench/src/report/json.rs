@@ -118,7 +118,6 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     m.insert("iodepth_submit".into(), one_at_a_time.clone());
     m.insert("iodepth_complete".into(), one_at_a_time);
     latency_buckets(job, &mut m);
-    m.insert("latency_depth".into(), json!(job.iodepth));
     if let Some(ss) = &job.steady_state {
         let unit = if ss.criterion.limit_is_percent {
             "%"
@@ -253,6 +252,7 @@ fn latency_buckets(job: &JobResult, m: &mut Map<String, Value>) {
         }
         m.insert(unit.into(), Value::Object(map));
     }
+    m.insert("latency_depth".into(), json!(job.iodepth));
     m.insert("latency_target".into(), json!(0));
     m.insert("latency_percentile".into(), json!(100.0));
     m.insert("latency_window".into(), json!(0));

@@ -1,0 +1,10 @@
+//! Integration tests of the fio side of host-bench: job parser, pattern generators, stats,
+//! runner (against a mock device) and reports (against real fio 3 output).
+
+mod compat;
+mod mock;
+mod parse;
+mod pattern;
+mod report;
+mod runner;
+mod stats;

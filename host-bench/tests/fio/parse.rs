@@ -1,0 +1,432 @@
+use host_bench::job::{
+    parse_str, BsSplitEntry, Distribution, JobError, JobFile, ParseOptions, RwMode, SizeSpec,
+    SsMetric, Zone, DEFAULT_PERCENTILES,
+};
+use proptest::prelude::*;
+
+fn parse(text: &str) -> Result<JobFile, JobError> {
+    parse_str(text, "jobs/x.fio", &ParseOptions::default())
+}
+
+/// Parses one job with `body` as its options and returns it.
+fn job(body: &str) -> host_bench::job::JobSpec {
+    let text = format!("[j]\n{body}\n");
+    match parse(&text) {
+        Ok(mut f) => f.jobs.remove(0),
+        Err(e) => panic!("{text}: {e}"),
+    }
+}
+
+fn err(text: &str) -> String {
+    match parse(text) {
+        Ok(_) => panic!("expected an error for {text:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn whole_file_with_globals_comments_and_flags() {
+    let text = "\
+; a comment
+# another
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=32
+size=1g
+group_reporting
+
+[seq-write]
+rw=write
+bs=128k
+numjobs=2
+
+[rand-read]
+stonewall
+rw=randread
+name=rr
+";
+    let f = parse(text).unwrap();
+    assert_eq!(f.file, "jobs/x.fio");
+    assert_eq!(
+        f.global_options[0],
+        ("ioengine".to_string(), "libaio".to_string())
+    );
+    assert_eq!(f.global_options.len(), 6);
+    assert_eq!(f.jobs.len(), 2);
+    let a = &f.jobs[0];
+    assert_eq!(
+        (a.name.as_str(), a.line, a.rw),
+        ("seq-write", 11, RwMode::Write)
+    );
+    assert_eq!(a.bs_bytes, [131072; 3]);
+    assert_eq!((a.iodepth, a.numjobs), (32, 2));
+    assert_eq!(a.size, Some(SizeSpec::Bytes(1 << 30)));
+    assert!(a.group_reporting && !a.stonewall);
+    assert_eq!(
+        a.options,
+        vec![
+            ("rw".into(), "write".into()),
+            ("bs".into(), "128k".into()),
+            ("numjobs".into(), "2".into())
+        ]
+    );
+    let b = &f.jobs[1];
+    assert_eq!(
+        (b.name.as_str(), b.rw, b.bs_bytes[0], b.numjobs),
+        ("rr", RwMode::RandRead, 4096, 1)
+    );
+    assert!(b.stonewall);
+    assert_eq!(b.percentile_list, DEFAULT_PERCENTILES.to_vec());
+}
+
+#[test]
+fn globals_after_a_job_apply_only_to_later_jobs() {
+    let f = parse("[a]\n[global]\niodepth=8\n[b]\n").unwrap();
+    assert_eq!((f.jobs[0].iodepth, f.jobs[1].iodepth), (1, 8));
+}
+
+#[test]
+fn rw_modes() {
+    for (v, m) in [
+        ("read", RwMode::Read),
+        ("write", RwMode::Write),
+        ("trim", RwMode::Trim),
+        ("randread", RwMode::RandRead),
+        ("randwrite", RwMode::RandWrite),
+        ("randtrim", RwMode::RandTrim),
+        ("rw", RwMode::ReadWrite),
+        ("readwrite", RwMode::ReadWrite),
+        ("randrw", RwMode::RandRw),
+    ] {
+        assert_eq!(job(&format!("rw={v}")).rw, m, "{v}");
+    }
+    assert_eq!(job("readwrite=randrw").rw, RwMode::RandRw);
+}
+
+#[test]
+fn sizes_and_suffixes() {
+    for (v, b) in [
+        ("4096", 4096u64),
+        ("4k", 4096),
+        ("4K", 4096),
+        ("4KiB", 4096),
+        ("4kb", 4096),
+        ("2m", 2 << 20),
+        ("1MiB", 1 << 20),
+        ("3g", 3 << 30),
+        ("1GiB", 1 << 30),
+        ("2t", 2 << 40),
+        ("1TiB", 1 << 40),
+        ("1.5k", 1536),
+    ] {
+        assert_eq!(
+            job(&format!("size={v}")).size,
+            Some(SizeSpec::Bytes(b)),
+            "{v}"
+        );
+    }
+    assert_eq!(job("size=50%").size, Some(SizeSpec::Percent(50.0)));
+    assert_eq!(job("offset=25%").offset, SizeSpec::Percent(25.0));
+    assert_eq!(job("offset=1m").offset, SizeSpec::Bytes(1 << 20));
+    assert_eq!(job("io_size=10g").io_size, Some(SizeSpec::Bytes(10 << 30)));
+    assert_eq!(job("number_ios=1000").number_ios, Some(1000));
+}
+
+#[test]
+fn block_sizes_comma_form_and_bssplit() {
+    assert_eq!(job("bs=4k,8k,16k").bs_bytes, [4096, 8192, 16384]);
+    assert_eq!(job("bs=4k,8k").bs_bytes, [4096, 8192, 8192]);
+    assert_eq!(job("bs=,64k").bs_bytes, [4096, 65536, 65536]);
+    assert_eq!(job("blocksize=512").bs_bytes, [512; 3]);
+    let j = job("bssplit=4k/50:8k/30:64k/");
+    let want = vec![
+        BsSplitEntry {
+            bytes: 4096,
+            percent: 50,
+        },
+        BsSplitEntry {
+            bytes: 8192,
+            percent: 30,
+        },
+        BsSplitEntry {
+            bytes: 65536,
+            percent: 20,
+        },
+    ];
+    assert_eq!(j.bssplit[0], want);
+    assert_eq!(j.bssplit[2], want);
+    let j = job("bssplit=4k/10:16k/:32k/");
+    assert_eq!(
+        j.bssplit[0].iter().map(|e| e.percent).collect::<Vec<_>>(),
+        vec![10, 45, 45]
+    );
+    let j = job("bssplit=4k/100,8k/40:128k/60");
+    assert_eq!(
+        j.bssplit[0],
+        vec![BsSplitEntry {
+            bytes: 4096,
+            percent: 100
+        }]
+    );
+    assert_eq!(
+        j.bssplit[1][1],
+        BsSplitEntry {
+            bytes: 131072,
+            percent: 60
+        }
+    );
+    assert_eq!(job("blockalign=4k").blockalign_bytes, Some(4096));
+}
+
+#[test]
+fn mix_depth_jobs_loops() {
+    assert_eq!(job("rwmixread=70").rwmixread_percent, 70);
+    assert_eq!(job("rwmixwrite=30").rwmixread_percent, 70);
+    assert_eq!(job("").rwmixread_percent, 50);
+    assert_eq!(job("iodepth=65536").iodepth, 65536);
+    assert_eq!(job("numjobs=4").numjobs, 4);
+    assert_eq!(job("loops=3").loops, 3);
+    assert_eq!(job("rate_iops=1500").rate_iops, Some(1500));
+}
+
+#[test]
+fn times() {
+    assert_eq!(job("runtime=30").runtime_ns, Some(30_000_000_000));
+    assert_eq!(job("runtime=250ms").runtime_ns, Some(250_000_000));
+    assert_eq!(job("runtime=2m").runtime_ns, Some(120_000_000_000));
+    assert_eq!(job("runtime=1h").runtime_ns, Some(3_600_000_000_000));
+    assert_eq!(job("runtime=500us").runtime_ns, Some(500_000));
+    assert_eq!(job("ramp_time=5s").ramp_time_ns, 5_000_000_000);
+    let j = job("runtime=10\ntime_based");
+    assert!(j.time_based);
+    assert!(!job("runtime=10\ntime_based=0").time_based);
+}
+
+#[test]
+fn flags_and_misc() {
+    assert!(job("stonewall").stonewall);
+    assert!(job("wait_for_previous").stonewall);
+    assert!(job("norandommap").norandommap);
+    assert!(!job("randrepeat=0").randrepeat);
+    assert!(job("group_reporting").group_reporting);
+    assert_eq!(
+        job("filename=/dev/nvme0n1").filename.as_deref(),
+        Some("/dev/nvme0n1")
+    );
+    assert_eq!(
+        job("verify=crc32c\nverify_fatal=1\ndo_verify=1")
+            .verify
+            .as_deref(),
+        Some("crc32c")
+    );
+    assert_eq!(
+        job("description=hello world").description.as_deref(),
+        Some("hello world")
+    );
+    assert_eq!(
+        job("percentile_list=50:99:99.9").percentile_list,
+        vec![50.0, 99.0, 99.9]
+    );
+    assert_eq!(job("percentage_random=80").percentage_random, [80; 3]);
+    assert_eq!(
+        job("percentage_random=80,20").percentage_random,
+        [80, 20, 20]
+    );
+}
+
+#[test]
+fn recorded_options_are_accepted_and_kept() {
+    let body = "direct=1\nioengine=io_uring\nthread\nbuffered=0\ninvalidate=1\nwrite_bw_log=x\nlog_avg_msec=1000\nrefill_buffers\nexitall\ncpus_allowed=0-3\nrandom_generator=tausworthe64\nfadvise_hint=0\nallow_mounted_write=1\ngtod_reduce=1\nclat_percentiles=1\nlat_percentiles=1\nunified_rw_reporting=1\ndisable_lat=1\ndisable_clat=1\nper_job_logs=0";
+    let j = job(body);
+    assert_eq!(j.options.len(), 20);
+    assert_eq!(j.options[2], ("thread".to_string(), String::new()));
+}
+
+#[test]
+fn distributions() {
+    assert_eq!(
+        job("random_distribution=random").distribution,
+        Distribution::Uniform
+    );
+    assert_eq!(
+        job("random_distribution=zipf:1.2").distribution,
+        Distribution::Zipf { theta: 1.2 }
+    );
+    assert_eq!(
+        job("random_distribution=pareto:0.2").distribution,
+        Distribution::Pareto { h: 0.2 }
+    );
+    assert_eq!(
+        job("random_distribution=normal:10").distribution,
+        Distribution::Normal {
+            sigma_percent: 10.0
+        }
+    );
+    assert_eq!(
+        job("random_distribution=zoned:60/10:30/20:10/70").distribution,
+        Distribution::Zoned(vec![
+            Zone {
+                access_percent: 60,
+                size: SizeSpec::Percent(10.0)
+            },
+            Zone {
+                access_percent: 30,
+                size: SizeSpec::Percent(20.0)
+            },
+            Zone {
+                access_percent: 10,
+                size: SizeSpec::Percent(70.0)
+            },
+        ])
+    );
+    assert_eq!(
+        job("random_distribution=zoned_abs:80/1g:20/10g").distribution,
+        Distribution::Zoned(vec![
+            Zone {
+                access_percent: 80,
+                size: SizeSpec::Bytes(1 << 30)
+            },
+            Zone {
+                access_percent: 20,
+                size: SizeSpec::Bytes(10 << 30)
+            },
+        ])
+    );
+}
+
+#[test]
+fn steady_state() {
+    let j = job("steadystate=iops_slope:0.3%\nss_dur=60\nss_ramp=10");
+    let ss = j.steadystate.unwrap();
+    assert_eq!(
+        (ss.metric, ss.limit, ss.limit_is_percent),
+        (SsMetric::IopsSlope, 0.3, true)
+    );
+    assert_eq!((ss.dur_ns, ss.ramp_ns), (60_000_000_000, 10_000_000_000));
+    let ss = job("ss_dur=30\nss=iops:10%").steadystate.unwrap();
+    assert_eq!(
+        (ss.metric, ss.limit, ss.dur_ns),
+        (SsMetric::Iops, 10.0, 30_000_000_000)
+    );
+    let ss = job("ss=bw:10m").steadystate.unwrap();
+    assert_eq!(
+        (ss.metric, ss.limit, ss.limit_is_percent),
+        (SsMetric::Bw, 10485760.0, false)
+    );
+    assert_eq!(
+        job("ss=bw_slope:1%").steadystate.unwrap().metric,
+        SsMetric::BwSlope
+    );
+}
+
+#[test]
+fn error_messages_are_one_line_and_exact() {
+    assert_eq!(
+        err("[j]\nrw=read\nfoo=bar\n"),
+        "jobs/x.fio:3: unknown option 'foo' (not a supported fio option; set ignore_unsupported to skip it with a warning)"
+    );
+    assert_eq!(
+        err("[j]\nsize=12q\n"),
+        "jobs/x.fio:2: option 'size' = 12q is not a size (allowed a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based))"
+    );
+    assert_eq!(
+        err("[j]\nbssplit=4k/50:8k/30\n"),
+        "jobs/x.fio:2: option 'bssplit' = 4k/50:8k/30 sums to 80%, not 100% (allowed size/percent entries separated by ':' summing to 100, e.g. 4k/50:8k/30:64k/)"
+    );
+    assert_eq!(
+        err("[global]\n\n\n\n\n\niodepth=0\n[j]\n"),
+        "jobs/x.fio:7: option 'iodepth' = 0 is out of range (allowed 1..=65536)"
+    );
+    assert_eq!(
+        err("[j]\nrw=randomread\n"),
+        "jobs/x.fio:2: option 'rw' = randomread is not a known pattern (allowed read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw)"
+    );
+    assert_eq!(
+        err("[j]\nnumjobs=0\n"),
+        "jobs/x.fio:2: option 'numjobs' = 0 is out of range (allowed 1..=4096)"
+    );
+    assert_eq!(
+        err("[j]\ntime_based\n"),
+        "jobs/x.fio:1: option 'time_based' = 1 needs a runtime (allowed time_based together with runtime > 0)"
+    );
+    assert_eq!(
+        err("[global]\nbs=4k\n"),
+        "jobs/x.fio: no job sections (expected at least one [name] section besides [global])"
+    );
+    assert_eq!(
+        err("bs=4k\n[j]\n"),
+        "jobs/x.fio:1: option 'bs' is outside any section (put it under [global] or a [job] section)"
+    );
+    assert_eq!(
+        err("[j]\nruntime=5 parsecs\n"),
+        "jobs/x.fio:2: option 'runtime' = 5 parsecs is not a time (allowed a number with optional suffix us/ms/s/m/h/d (default s))"
+    );
+    assert_eq!(
+        err("[j]\nrandom_distribution=zipf:0\n"),
+        "jobs/x.fio:2: option 'random_distribution' = zipf:0 has a parameter out of range (allowed zipf parameter in (0, 100))"
+    );
+    assert!(err("[j]\nrwmixread=101\n").contains("allowed 0..=100"));
+    assert!(err("[j]\nbs=0\n").contains("allowed 1..=1GiB"));
+    assert!(err("[j]\nrandom_distribution=zoned:60/10:30/20\n").contains("summing to 90"));
+}
+
+#[test]
+fn ignore_unsupported_collects_warnings() {
+    let opts = ParseOptions {
+        ignore_unsupported: true,
+    };
+    let f = parse_str("[j]\nfoo=1\nrw=write\nbar\n", "a.fio", &opts).unwrap();
+    assert_eq!(
+        f.warnings,
+        vec![
+            "a.fio:2: ignoring unsupported option 'foo'",
+            "a.fio:4: ignoring unsupported option 'bar'"
+        ]
+    );
+    assert_eq!(f.jobs[0].rw, RwMode::Write);
+    // Bad values of known options stay errors.
+    assert!(parse_str("[j]\niodepth=0\n", "a.fio", &opts).is_err());
+}
+
+const OPTION_WORDS: &[&str] = &[
+    "rw",
+    "bs",
+    "bssplit",
+    "iodepth",
+    "size",
+    "offset",
+    "runtime",
+    "random_distribution",
+    "steadystate",
+    "percentile_list",
+    "rwmixread",
+    "numjobs",
+    "ss_dur",
+    "rate_iops",
+    "time_based",
+    "zzz",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// Arbitrary text never panics.
+    #[test]
+    fn random_text_never_panics(text in "\\PC{0,200}") {
+        let _ = parse(&text);
+    }
+
+    /// Known keys with arbitrary values never panic, and errors are single lines.
+    #[test]
+    fn random_values_never_panic(
+        key in proptest::sample::select(OPTION_WORDS),
+        value in "[0-9a-zA-Z%:/,.\\-]{0,24}",
+    ) {
+        let text = format!("[global]\n{key}={value}\n[job]\n");
+        if let Err(e) = parse(&text) {
+            prop_assert!(!e.to_string().contains('\n'));
+        }
+    }
+}

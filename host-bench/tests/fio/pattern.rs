@@ -1,0 +1,252 @@
+use std::collections::HashMap;
+
+use host_bench::device::IoDir;
+use host_bench::job::pattern::{IoPattern, NextIo, PatternError};
+use host_bench::job::zipf::ZipfSampler;
+use host_bench::job::{parse_str, JobSpec, ParseOptions};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const GIB: u64 = 1 << 30;
+
+fn spec(body: &str) -> JobSpec {
+    let text = format!("[j]\n{body}\n");
+    parse_str(&text, "t.fio", &ParseOptions::default())
+        .unwrap()
+        .jobs
+        .remove(0)
+}
+
+fn pattern(body: &str, seed: u64, capacity: u64) -> IoPattern {
+    IoPattern::new(&spec(body), ChaCha8Rng::seed_from_u64(seed), capacity, 512).unwrap()
+}
+
+fn draw(p: &mut IoPattern, n: usize) -> Vec<NextIo> {
+    (0..n).map(|_| p.next_io()).collect()
+}
+
+#[test]
+fn same_seed_same_sequence_other_seed_differs() {
+    for body in [
+        "rw=randrw\nbssplit=4k/50:64k/",
+        "rw=randread\nrandom_distribution=zipf:1.1",
+        "rw=randwrite\nrandom_distribution=normal:5",
+        "rw=randread\nrandom_distribution=pareto:0.3",
+    ] {
+        let a = draw(&mut pattern(body, 7, GIB), 1000);
+        let b = draw(&mut pattern(body, 7, GIB), 1000);
+        let c = draw(&mut pattern(body, 8, GIB), 1000);
+        assert_eq!(a, b, "{body}");
+        assert_ne!(a, c, "{body}");
+    }
+}
+
+#[test]
+fn offsets_aligned_and_inside_region() {
+    let body = "rw=randrw\nbssplit=4k/40:16k/40:128k/\noffset=1m\nsize=64m";
+    let mut p = pattern(body, 1, GIB);
+    assert_eq!(p.region(), (1 << 20, 64 << 20));
+    for io in draw(&mut p, 100_000) {
+        assert_eq!(io.offset_bytes % 4096, 0, "{io:?}");
+        assert!(
+            io.offset_bytes >= 1 << 20 && io.offset_bytes + u64::from(io.len_bytes) <= 65 << 20,
+            "{io:?}"
+        );
+    }
+    let mut p = pattern(
+        "rw=randread\nbs=8k\nblockalign=64k\nrandom_distribution=zipf:0.9",
+        1,
+        GIB,
+    );
+    for io in draw(&mut p, 10_000) {
+        assert_eq!(io.offset_bytes % 65536, 0);
+        assert!(io.offset_bytes + 8192 <= GIB);
+    }
+}
+
+#[test]
+fn percent_region_resolves_against_capacity() {
+    let p = pattern("rw=read\noffset=50%\nsize=25%", 1, GIB);
+    assert_eq!(p.region(), (GIB / 2, GIB / 4));
+}
+
+#[test]
+fn sequential_walks_and_wraps() {
+    let mut p = pattern("rw=write\nbs=64k\nsize=256k", 1, GIB);
+    let offs: Vec<u64> = draw(&mut p, 6).iter().map(|io| io.offset_bytes).collect();
+    assert_eq!(offs, vec![0, 65536, 131072, 196608, 0, 65536]);
+    assert!(draw(&mut p, 10).iter().all(|io| io.dir == IoDir::Write));
+}
+
+#[test]
+fn uniform_covers_region_evenly() {
+    let mut p = pattern("rw=randread\nbs=4k\nsize=64m", 3, GIB);
+    let mut buckets = [0u32; 16];
+    let n = 160_000;
+    for io in draw(&mut p, n) {
+        buckets[(io.offset_bytes / (4 << 20)) as usize] += 1;
+    }
+    let expect = n as f64 / 16.0;
+    for b in buckets {
+        assert!((f64::from(b) - expect).abs() < expect * 0.03, "{buckets:?}");
+    }
+}
+
+#[test]
+fn rwmix_and_bssplit_proportions() {
+    let mut p = pattern("rw=randrw\nrwmixread=70\nbssplit=4k/50:8k/30:64k/", 5, GIB);
+    let ios = draw(&mut p, 200_000);
+    let reads = ios.iter().filter(|io| io.dir == IoDir::Read).count() as f64 / 200_000.0;
+    assert!((reads - 0.7).abs() < 0.01, "{reads}");
+    for (bs, share) in [(4096u32, 0.5), (8192, 0.3), (65536, 0.2)] {
+        let got = ios.iter().filter(|io| io.len_bytes == bs).count() as f64 / 200_000.0;
+        assert!((got - share).abs() < 0.01, "{bs}: {got}");
+    }
+    assert!(draw(&mut pattern("rw=randtrim", 1, GIB), 100)
+        .iter()
+        .all(|io| io.dir == IoDir::Trim));
+}
+
+/// Share of accesses that went to the `top` most popular offsets.
+fn top_share(ios: &[NextIo], top: usize) -> f64 {
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for io in ios {
+        *counts.entry(io.offset_bytes).or_default() += 1;
+    }
+    let mut c: Vec<u32> = counts.into_values().collect();
+    c.sort_unstable_by(|a, b| b.cmp(a));
+    c.iter().take(top).map(|&x| f64::from(x)).sum::<f64>() / ios.len() as f64
+}
+
+#[test]
+fn zipf_sampler_matches_theory() {
+    let n = 10_000u64;
+    let theta = 1.2;
+    let z = ZipfSampler::new(n, theta);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut hits = vec![0u32; n as usize];
+    let draws = 400_000;
+    for _ in 0..draws {
+        let r = z.sample(|| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+        hits[r as usize] += 1;
+    }
+    let norm: f64 = (1..=n).map(|k| (k as f64).powf(-theta)).sum();
+    for k in [1u64, 2, 10, 100] {
+        let want = (k as f64).powf(-theta) / norm;
+        let got = f64::from(hits[(k - 1) as usize]) / draws as f64;
+        assert!(
+            (got - want).abs() < want * 0.05 + 1e-4,
+            "rank {k}: got {got} want {want}"
+        );
+    }
+}
+
+#[test]
+fn zipf_offsets_are_skewed() {
+    // 16 MiB / 4 KiB = 4096 blocks; theta 1.2 puts ~68% of accesses on the top 1% (41 blocks).
+    let ios = draw(
+        &mut pattern(
+            "rw=randread\nsize=16m\nrandom_distribution=zipf:1.2",
+            2,
+            GIB,
+        ),
+        200_000,
+    );
+    let share = top_share(&ios, 41);
+    let norm: f64 = (1..=4096).map(|k| (k as f64).powf(-1.2)).sum();
+    let want: f64 = (1..=41).map(|k| (k as f64).powf(-1.2)).sum::<f64>() / norm;
+    assert!((share - want).abs() < 0.02, "share {share} want {want}");
+    let uniform = top_share(
+        &draw(&mut pattern("rw=randread\nsize=16m", 2, GIB), 200_000),
+        41,
+    );
+    assert!(uniform < 0.02, "{uniform}");
+}
+
+#[test]
+fn pareto_follows_80_20() {
+    // h = 0.2: 80% of accesses go to 20% of the blocks.
+    let ios = draw(
+        &mut pattern(
+            "rw=randread\nsize=16m\nrandom_distribution=pareto:0.2",
+            4,
+            GIB,
+        ),
+        200_000,
+    );
+    let share = top_share(&ios, 4096 / 5);
+    assert!((share - 0.8).abs() < 0.03, "{share}");
+}
+
+#[test]
+fn normal_concentrates_accesses() {
+    // sigma 1% of 262144 blocks: nearly all accesses within +-3 sigma = 15729 blocks.
+    let body = "rw=randread\nsize=1g\nrandom_distribution=normal:1";
+    let ios = draw(&mut pattern(body, 6, GIB), 100_000);
+    let distinct: std::collections::HashSet<u64> = ios.iter().map(|io| io.offset_bytes).collect();
+    assert!(distinct.len() < 16_000, "{}", distinct.len());
+    let ios = draw(&mut pattern("rw=randread\nsize=1g", 6, GIB), 100_000);
+    let distinct: std::collections::HashSet<u64> = ios.iter().map(|io| io.offset_bytes).collect();
+    assert!(distinct.len() > 80_000, "{}", distinct.len());
+}
+
+#[test]
+fn zoned_puts_access_share_in_each_zone() {
+    let ios = draw(
+        &mut pattern(
+            "rw=randwrite\nsize=100m\nrandom_distribution=zoned:80/10:20/90",
+            9,
+            GIB,
+        ),
+        100_000,
+    );
+    let first = ios.iter().filter(|io| io.offset_bytes < 10 << 20).count() as f64 / 1e5;
+    assert!((first - 0.8).abs() < 0.01, "{first}");
+    let ios = draw(
+        &mut pattern(
+            "rw=randwrite\nrandom_distribution=zoned_abs:50/1m:50/3m\nsize=4m",
+            9,
+            GIB,
+        ),
+        100_000,
+    );
+    let first = ios.iter().filter(|io| io.offset_bytes < 1 << 20).count() as f64 / 1e5;
+    assert!((first - 0.5).abs() < 0.01, "{first}");
+}
+
+#[test]
+fn percentage_random_mixes_sequential() {
+    let seq_follow = |body: &str| {
+        let ios = draw(&mut pattern(body, 1, GIB), 50_000);
+        ios.windows(2)
+            .filter(|w| w[1].offset_bytes == w[0].offset_bytes + 4096)
+            .count() as f64
+            / 50_000.0
+    };
+    assert!(seq_follow("rw=randread\npercentage_random=0") > 0.99);
+    assert!(seq_follow("rw=randread") < 0.01);
+    let half = seq_follow("rw=randread\npercentage_random=50");
+    assert!((half - 0.5).abs() < 0.03, "{half}");
+}
+
+#[test]
+fn geometry_errors() {
+    let e = IoPattern::new(&spec("bs=1000"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
+    assert_eq!(
+        e,
+        PatternError::Misaligned {
+            job: "j".into(),
+            what: "block size",
+            bytes: 1000,
+            block_bytes: 512
+        }
+    );
+    let e = IoPattern::new(
+        &spec("bs=1m\noffset=1023m\nsize=512k"),
+        ChaCha8Rng::seed_from_u64(1),
+        GIB,
+        512,
+    )
+    .unwrap_err();
+    assert!(matches!(e, PatternError::RegionTooSmall { .. }), "{e}");
+}

@@ -1,0 +1,145 @@
+use host_bench::job::{parse_str, ParseOptions};
+use host_bench::report::{
+    fio_json, fio_json_string, normal_text, series_csv, ExtraColumn, JsonOptions, SERIES_COLUMNS,
+};
+use host_bench::runner::{run, RunOptions, RunResult};
+use serde_json::json;
+
+use crate::mock::MockDevice;
+
+pub fn sample_result(text: &str) -> RunResult {
+    let f = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
+    let mut dev = MockDevice::new(1 << 30, 4, 80_000);
+    run(&f, &mut dev, &mut RunOptions::new(3)).unwrap()
+}
+
+pub const RANDRW: &str = "[global]\nioengine=io_uring\nbs=4k\nsize=16m\nruntime=2\ntime_based\n[randrw]\nrw=randrw\nrwmixread=70\niodepth=4\n";
+
+#[test]
+fn json_is_deterministic_and_extensible() {
+    let opts = JsonOptions {
+        plus: true,
+        timestamp_s: 1_700_000_000,
+        version: "0.1.0".into(),
+    };
+    let a = fio_json_string(&sample_result(RANDRW), &opts);
+    let b = fio_json_string(&sample_result(RANDRW), &opts);
+    assert_eq!(a, b);
+    let mut v = fio_json(&sample_result(RANDRW), &opts);
+    assert_eq!(v["fio version"], json!("ssdlab-0.1.0"));
+    assert_eq!(v["timestamp"], json!(1_700_000_000u64));
+    assert_eq!(v["global options"]["ioengine"], json!("io_uring"));
+    assert_eq!(v["ssdlab"]["seed"], json!(3));
+    v["ssdlab"]["wa"] = json!(1.5);
+    v["jobs"][0]["ssdlab"] = json!({"power_w": 7.0});
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "fio version",
+            "timestamp",
+            "timestamp_ms",
+            "global options",
+            "jobs",
+            "disk_util",
+            "ssdlab"
+        ]
+    );
+    let job = &v["jobs"][0];
+    assert_eq!(job["jobname"], json!("randrw"));
+    assert_eq!(job["job options"]["rwmixread"], json!("70"));
+    // 4 outstanding on 4 servers of 80 us: 50k IOPS split 70/30.
+    let r = job["read"]["iops"].as_f64().unwrap();
+    let w = job["write"]["iops"].as_f64().unwrap();
+    assert!((r + w - 50_000.0).abs() < 100.0, "{r} {w}");
+    assert!((r / (r + w) - 0.7).abs() < 0.01);
+    assert_eq!(
+        job["read"]["clat_ns"]["percentile"]["99.000000"],
+        json!(80_000)
+    );
+    // One latency, so one bin (keyed by its bucket's midpoint) holding every read.
+    let bins = job["read"]["clat_ns"]["bins"].as_object().unwrap();
+    assert_eq!(bins.len(), 1);
+    let (k, n) = bins.iter().next().unwrap();
+    assert_eq!(n, &job["read"]["total_ios"]);
+    let k: f64 = k.parse().unwrap();
+    assert!((k - 80_000.0).abs() <= 80_000.0 / 128.0, "{k}");
+    assert_eq!(job["read"]["bw_samples"], json!(2));
+    assert_eq!(job["latency_us"]["100"], json!(100.0));
+    assert!(job["iodepth_level"]["4"].as_f64().unwrap() > 99.9);
+    assert!(job["trim"]["clat_ns"].get("percentile").is_none());
+}
+
+#[test]
+fn custom_percentile_list_is_used() {
+    let v = fio_json(
+        &sample_result("[j]\nrw=randread\nruntime=1\ntime_based\npercentile_list=50:99.9\n"),
+        &JsonOptions::default(),
+    );
+    let keys: Vec<&String> = v["jobs"][0]["read"]["clat_ns"]["percentile"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["50.000000", "99.900000"]);
+}
+
+#[test]
+fn normal_text_has_fio_lines() {
+    let t = normal_text(&sample_result(RANDRW));
+    assert!(
+        t.starts_with("randrw: (groupid=0, jobs=1): err= 0\n"),
+        "{t}"
+    );
+    let read = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("read: IOPS="))
+        .unwrap();
+    assert!(
+        read.contains("IOPS=35.0k, BW=137MiB/s (143MB/s)("),
+        "{read}"
+    );
+    assert!(read.ends_with("/2000msec)"), "{read}");
+    assert!(
+        t.contains("    clat (usec): min=80, max=80, avg=80.00, stdev=0.00\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("     |  1.00th=[   80],  5.00th=[   80], 10.00th=[   80], 20.00th=[   80],\n"),
+        "{t}"
+    );
+    assert!(t.contains("Run status group 0 (all jobs):\n"));
+    assert!(t.contains("    READ: bw=137MiB/s"), "{t}");
+}
+
+#[test]
+fn csv_has_header_rows_and_extra_columns() {
+    let r = sample_result(RANDRW);
+    let pts = &r.jobs[0].series;
+    let wa = [1.0, 1.25];
+    let csv = series_csv(
+        pts,
+        &[
+            ExtraColumn {
+                name: "wa",
+                values: &wa,
+            },
+            ExtraColumn {
+                name: "power, W",
+                values: &[],
+            },
+        ],
+    );
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("{},wa,\"power, W\"", SERIES_COLUMNS.join(","))
+    );
+    assert_eq!(lines.len(), 1 + pts.len());
+    let cells: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(cells.len(), 12);
+    assert_eq!((cells[0], cells[10], cells[11]), ("2.000", "1.25", ""));
+    let total: f64 = cells[1].parse::<f64>().unwrap() + cells[2].parse::<f64>().unwrap();
+    assert!((total - 50_000.0).abs() < 100.0, "{total}");
+    assert_eq!(cells[7], "80.00");
+}
