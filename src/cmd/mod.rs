@@ -1,0 +1,94 @@
+//! Subcommands. To add one: a variant on [`Command`] (its doc comment is the help text), a module
+//! here with a `run` function returning `Result<(), CliError>`, and an arm in [`Command::run`].
+
+mod drive;
+mod drives;
+
+use clap::Subcommand;
+use ftl::profile::ProfileError;
+use std::fmt;
+use std::io::{self, Write};
+
+/// Every subcommand of `ssdlab`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the embedded drive profiles: NAND, capacities, OP, dies, power states.
+    Drives,
+    /// Inspect one drive profile.
+    Drive {
+        #[command(subcommand)]
+        action: drive::DriveAction,
+    },
+}
+
+impl Command {
+    pub fn run(self) -> Result<(), CliError> {
+        match self {
+            Command::Drives => drives::run(),
+            Command::Drive { action } => drive::run(action),
+        }
+    }
+}
+
+/// A command's failure: the process exit code and a one-line message for stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    /// 1 = the run failed, 2 = bad input (arguments, profiles, files).
+    pub code: u8,
+    /// One line, without the `error: ` prefix.
+    pub message: String,
+}
+
+impl CliError {
+    /// Exit code 2: the user gave something unusable (a bad profile, a missing file).
+    pub fn bad_input(message: impl fmt::Display) -> Self {
+        CliError { code: 2, message: one_line(message) }
+    }
+
+    /// Exit code 1: the input was fine but the run did not complete.
+    pub fn failed(message: impl fmt::Display) -> Self {
+        CliError { code: 1, message: one_line(message) }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Errors print on one line: embedded newlines become "; ".
+fn one_line(message: impl fmt::Display) -> String {
+    let text = message.to_string();
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
+impl From<ProfileError> for CliError {
+    /// Every profile error is the user's input: unknown name, unreadable file, bad key or value.
+    fn from(e: ProfileError) -> Self {
+        CliError::bad_input(e)
+    }
+}
+
+/// Writes command output to stdout. A closed pipe (`ssdlab drives | head -1`) is not a failure.
+pub(crate) fn print_out(text: &str) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::failed(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_carry_their_exit_code_on_one_line() {
+        let e = CliError::bad_input("x.toml: key `a`\nsecond line");
+        assert_eq!(e.code, 2);
+        assert_eq!(e.message, "x.toml: key `a`; second line");
+        assert_eq!(CliError::failed("boom").code, 1);
+    }
+}
