@@ -25,8 +25,10 @@ use crate::job::pattern::{IoPattern, PatternError};
 use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
 use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
 
-/// How often (in completions) the stop flag is read and progress reported.
+/// How often (in completions) the stop flag is read and progress reported; a power of two.
 const CHECK_EVERY: u64 = 4096;
+/// Device time between stop-flag checks when completions are slow.
+const CHECK_EVERY_NS: u64 = 1_000_000_000;
 /// fio's steady-state sampling interval (`ss_interval`), before time scaling.
 const SS_INTERVAL_NS: u64 = 1_000_000_000;
 
@@ -347,6 +349,7 @@ impl GroupRun {
             self.check_done(i, now);
         }
         let mut interrupted = false;
+        let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
         while self.live > 0 {
             let deadline = if open_loop {
                 self.open_loop_arrivals(dev)?
@@ -356,17 +359,27 @@ impl GroupRun {
             if self.live == 0 {
                 break;
             }
-            match dev.wait(deadline).map_err(|e| self.device_error(0, e))? {
-                Some(c) => self.on_completion(dev, c)?,
-                None if deadline.is_none() => break,
-                None => {}
-            }
-            if self.completions % CHECK_EVERY == 0 {
+            let now_ns = match dev.wait(deadline).map_err(|e| self.device_error(0, e))? {
+                Some(c) => {
+                    self.on_completion(dev, c)?;
+                    c.complete_ns
+                }
+                None => match deadline {
+                    Some(d) => d,
+                    None => break,
+                },
+            };
+            // Every few thousand iterations, or each second of device time (slow real drives).
+            iterations += 1;
+            if iterations & (CHECK_EVERY - 1) == 0
+                || now_ns >= last_check_ns.saturating_add(CHECK_EVERY_NS)
+            {
+                last_check_ns = now_ns;
                 if stop_requested(opts) && !interrupted {
                     interrupted = true;
                     self.instances.iter_mut().for_each(|i| i.stopped = true);
                 }
-                self.report_progress(dev.now_ns(), opts);
+                self.report_progress(now_ns, opts);
             }
         }
         self.report_progress(dev.now_ns(), opts);
@@ -530,7 +543,7 @@ fn depth_bucket(depth: u32) -> usize {
 }
 
 fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
-    let origin = now_ns + scale(spec.ramp_time_ns, opts.time_scale);
+    let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
     let steady_state = spec
         .steadystate
         .filter(|s| s.dur_ns > 0)
@@ -579,7 +592,7 @@ fn new_instance(
     rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
     let pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
-    let measure_from_ns = now_ns + scale(spec.ramp_time_ns, ts);
+    let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec
         .runtime_ns
         .map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));

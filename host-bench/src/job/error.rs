@@ -10,16 +10,9 @@ pub enum JobError {
         line: usize,
         option: String,
     },
-    /// A known option with a value outside what is allowed.
-    #[error("{file}:{line}: option '{option}' = {value} {problem} (allowed {allowed})")]
-    BadValue {
-        file: String,
-        line: usize,
-        option: String,
-        value: String,
-        problem: String,
-        allowed: String,
-    },
+    /// A known option with a value outside what is allowed (boxed: errors stay small).
+    #[error("{0}")]
+    BadValue(Box<BadValue>),
     /// A line that is neither a section header, an option nor a comment.
     #[error("{file}:{line}: cannot parse '{text}' (expected [section], key=value, a bare flag or a ; or # comment)")]
     Syntax {
@@ -42,6 +35,20 @@ pub enum JobError {
     Read { file: String, message: String },
 }
 
+/// Details of [`JobError::BadValue`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: option '{option}' = {value} {problem} (allowed {allowed})")]
+pub struct BadValue {
+    pub file: String,
+    pub line: usize,
+    pub option: String,
+    pub value: String,
+    /// What is wrong, e.g. "is out of range".
+    pub problem: String,
+    /// What would be accepted, e.g. "1..=65536".
+    pub allowed: String,
+}
+
 /// Where an option was written; threaded through value parsing so errors can name it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Loc<'a> {
@@ -54,13 +61,13 @@ pub(crate) struct Loc<'a> {
 impl Loc<'_> {
     /// A [`JobError::BadValue`] for this location.
     pub fn bad(&self, problem: &str, allowed: &str) -> JobError {
-        JobError::BadValue {
+        JobError::BadValue(Box::new(BadValue {
             file: self.file.to_string(),
             line: self.line,
             option: self.option.to_string(),
             value: self.value.to_string(),
             problem: problem.to_string(),
             allowed: allowed.to_string(),
-        }
+        }))
     }
 }

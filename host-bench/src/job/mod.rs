@@ -19,7 +19,7 @@ mod resolve;
 mod value;
 pub mod zipf;
 
-pub use error::JobError;
+pub use error::{BadValue, JobError};
 pub use parse::{parse_path, parse_str, ParseOptions};
 
 /// A whole job file after resolution.

@@ -76,9 +76,12 @@ pub struct IoPattern {
     /// Rank unit and count for skewed samplers.
     unit_bytes: u64,
     slots: u64,
-    /// Affine permutation slot = (a * rank + c) mod slots, a coprime with slots.
+    /// Rank scrambler (see [`IoPattern::permute`]): odd multiplier, increment, 2^k - 1 mask
+    /// and xorshift amount.
     perm_a: u64,
     perm_c: u64,
+    perm_mask: u64,
+    perm_shift: u32,
 }
 
 impl IoPattern {
@@ -131,8 +134,15 @@ impl IoPattern {
         let unit_bytes = align_bytes.iter().copied().min().unwrap_or(lbs).max(1);
         let slots = (region / unit_bytes).max(1);
         let sampler = make_sampler(&spec.distribution, slots, region, unit_bytes);
-        let perm_a = coprime_multiplier(slots);
-        let perm_c = below(&mut rng, slots);
+        let perm_bits = 64 - (slots - 1).leading_zeros();
+        let perm_mask = if perm_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << perm_bits) - 1
+        };
+        let perm_a = (rng.next_u64() | 1) & perm_mask.max(1);
+        let perm_c = rng.next_u64() & perm_mask;
+        let perm_shift = perm_bits / 2 + 1;
         Ok(IoPattern {
             rng,
             rw: spec.rw,
@@ -148,6 +158,8 @@ impl IoPattern {
             slots,
             perm_a,
             perm_c,
+            perm_mask,
+            perm_shift,
         })
     }
 
@@ -265,10 +277,19 @@ impl IoPattern {
         x.clamp(0.0, max) as u64
     }
 
+    /// Bijection on 0..slots: an invertible mix on the next power of two, cycle-walked until
+    /// the value lands below `slots` (fewer than two rounds on average; no division).
     #[inline]
     fn permute(&self, rank: u64) -> u64 {
-        ((u128::from(self.perm_a) * u128::from(rank) + u128::from(self.perm_c))
-            % u128::from(self.slots)) as u64
+        let mut x = rank;
+        for _ in 0..128 {
+            x = x.wrapping_mul(self.perm_a).wrapping_add(self.perm_c) & self.perm_mask;
+            x ^= x >> self.perm_shift;
+            if x < self.slots {
+                return x;
+            }
+        }
+        rank
     }
 }
 
@@ -322,25 +343,6 @@ fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Samp
             Sampler::Zoned(table.into_boxed_slice())
         }
     }
-}
-
-/// A multiplier coprime with n, far from 1 so neighbouring ranks land far apart.
-fn coprime_multiplier(n: u64) -> u64 {
-    if n <= 2 {
-        return 1;
-    }
-    let mut a = (0x9E37_79B9_7F4A_7C15u64 % n).max(1);
-    while gcd(a, n) != 1 {
-        a = a % (n - 1) + 1;
-    }
-    a
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Uniform in 0..n by multiply-shift (bias below n / 2^64, negligible for our n).

@@ -255,12 +255,12 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
         let (bs, pct) = item.split_once('/').unwrap_or((item, ""));
         let bytes = block_size(bs, loc)?;
         let percent = if pct.trim().is_empty() {
-            open += 1;
+            open = open.saturating_add(1);
             None
         } else {
             let p =
                 int_in(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))? as u32;
-            sum += p;
+            sum = sum.saturating_add(p);
             Some(p)
         };
         entries.push((bytes, percent));
@@ -269,11 +269,10 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
         return Err(loc.bad(&format!("sums to {sum}%, not 100%"), ALLOWED));
     }
     let rest = 100 - sum;
-    let (share, mut extra) = if open > 0 {
-        (rest / open, rest % open)
-    } else {
-        (0, 0)
-    };
+    let (share, mut extra) = (
+        rest.checked_div(open).unwrap_or(0),
+        rest.checked_rem(open).unwrap_or(0),
+    );
     Ok(entries
         .into_iter()
         .map(|(bytes, p)| {
@@ -339,7 +338,7 @@ fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
             size_pct_sum += p;
             SizeSpec::Percent(p)
         };
-        access_sum += access_percent;
+        access_sum = access_sum.saturating_add(access_percent);
         out.push(Zone {
             access_percent,
             size,

@@ -28,8 +28,7 @@ fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
         "{}: (groupid={}, jobs={}): err= 0",
         job.name, job.groupid, job.instances
     );
-    for d in 0..3 {
-        let dir = &job.dirs[d];
+    for (d, (dir, dir_name)) in job.dirs.iter().zip(DIR_NAMES).enumerate() {
         if dir.ios == 0 {
             continue;
         }
@@ -37,7 +36,7 @@ fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
         let _ = writeln!(
             out,
             "  {}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
-            DIR_NAMES[d],
+            dir_name,
             count_str(s.iops),
             bytes_iec(s.bw_bytes_per_s),
             bytes_si(s.bw_bytes_per_s),

@@ -78,7 +78,7 @@ impl SeriesRecorder {
     /// earlier than the current interval count toward it.
     #[inline]
     pub fn record(&mut self, d: usize, complete_ns: u64, len_bytes: u32, lat_ns: u64) {
-        while complete_ns > self.cur_start_ns + self.interval_ns {
+        while complete_ns > self.cur_start_ns.saturating_add(self.interval_ns) {
             self.close(self.interval_ns);
         }
         let d = d.min(2);
@@ -90,7 +90,7 @@ impl SeriesRecorder {
 
     /// Closes intervals up to `end_ns`, keeping a final partial interval if it saw any time.
     pub fn finish(&mut self, end_ns: u64) {
-        while end_ns > self.cur_start_ns + self.interval_ns {
+        while end_ns > self.cur_start_ns.saturating_add(self.interval_ns) {
             self.close(self.interval_ns);
         }
         if end_ns > self.cur_start_ns {

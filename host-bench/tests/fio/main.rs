@@ -4,6 +4,7 @@
 mod compat;
 mod mock;
 mod parse;
+mod perf;
 mod pattern;
 mod report;
 mod runner;

@@ -7,14 +7,16 @@ use std::collections::BinaryHeap;
 
 use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoDir, IoRequest};
 
+/// (complete time, sequence, tag, direction code, length, submit time), earliest first.
+type Pending = (u64, u64, u64, u8, u32, u64);
+
 pub struct MockDevice {
     pub capacity_bytes: u64,
     pub block_bytes: u32,
     pub service_ns: u64,
     now_ns: u64,
     servers_free_ns: Vec<u64>,
-    /// (complete, seq) -> completion.
-    pending: BinaryHeap<Reverse<(u64, u64, u64, u8, u32, u64)>>,
+    pending: BinaryHeap<Reverse<Pending>>,
     seq: u64,
     /// Every request in submission order: (submit time, request).
     pub log: Vec<(u64, IoRequest)>,

@@ -217,7 +217,6 @@ fn stop_flag_and_progress() {
     let mut dev = MockDevice::new(GIB, 8, 100_000);
     let f = file("[a]\nrw=randread\niodepth=8\nruntime=10\ntime_based\n[b]\nstonewall\nrw=read\nruntime=10\ntime_based\n");
     let r = run(&f, &mut dev, &mut opts).unwrap();
-    drop(opts);
     assert!(r.interrupted);
     assert_eq!(r.jobs.len(), 1, "second group never started");
     assert!(r.jobs[0].runtime_ns() < 6 * S);
