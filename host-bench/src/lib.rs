@@ -7,3 +7,4 @@ pub mod job;
 pub mod stats;
 pub mod runner;
 pub mod report;
+pub mod real;
