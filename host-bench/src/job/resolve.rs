@@ -150,11 +150,12 @@ pub(crate) fn apply_option(
     Ok(Applied::Known)
 }
 
-/// `ss_dur`/`ss_ramp` may come before `steadystate`; keep them on a placeholder until then.
+/// `ss_dur`/`ss_ramp` may come before `steadystate`; they wait on a placeholder with limit 0
+/// (a real criterion always has a limit > 0), dropped by [`finish_job`] if never completed.
 fn ss_mut(spec: &mut JobSpec) -> &mut SteadyState {
     spec.steadystate.get_or_insert(SteadyState {
         metric: SsMetric::IopsSlope,
-        limit: 0.3,
+        limit: 0.0,
         limit_is_percent: true,
         dur_ns: 0,
         ramp_ns: 0,
@@ -163,6 +164,9 @@ fn ss_mut(spec: &mut JobSpec) -> &mut SteadyState {
 
 /// Cross-option checks once a job section is complete.
 pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError> {
+    if spec.steadystate.is_some_and(|s| s.limit <= 0.0) {
+        spec.steadystate = None;
+    }
     if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
         let loc = Loc {
             file,
