@@ -34,7 +34,16 @@ pub struct BlockTable {
     free_total: u32,
     /// Blocks taken out of service (bad-block spares and metadata): never written.
     pub reserved: u32,
+    /// Closed blocks bucketed by valid count (intrusive doubly-linked lists), so greedy finds
+    /// the emptiest block in O(1) amortised instead of scanning every block.
+    bucket_head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// No non-empty bucket below this index.
+    min_hint: u32,
 }
+
+const NIL: u32 = u32::MAX;
 
 impl BlockTable {
     /// All blocks free except `reserved_per_die` at the top of each die.
@@ -64,7 +73,97 @@ impl BlockTable {
             free,
             free_total: usable * layout.dies,
             reserved: reserved_per_die * layout.dies,
+            bucket_head: vec![NIL; layout.mus_per_block as usize + 1],
+            next: vec![NIL; n],
+            prev: vec![NIL; n],
+            min_hint: 0,
         }
+    }
+
+    fn link(&mut self, b: u32) {
+        let v = self.valid[b as usize];
+        let head = self.bucket_head[v as usize];
+        self.next[b as usize] = head;
+        self.prev[b as usize] = NIL;
+        if head != NIL {
+            self.prev[head as usize] = b;
+        }
+        self.bucket_head[v as usize] = b;
+        self.min_hint = self.min_hint.min(v);
+    }
+
+    fn unlink(&mut self, b: u32) {
+        let (n, p) = (self.next[b as usize], self.prev[b as usize]);
+        if p != NIL {
+            self.next[p as usize] = n;
+        } else {
+            self.bucket_head[self.valid[b as usize] as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    /// One more valid MU in `b`. Only open blocks gain data, but the unit that fills a block
+    /// closes it before it is bound, hence the relink.
+    #[inline]
+    pub fn inc_valid(&mut self, b: u32) {
+        if self.state[b as usize] == BlockState::Closed {
+            self.unlink(b);
+            self.valid[b as usize] += 1;
+            self.link(b);
+        } else {
+            self.valid[b as usize] += 1;
+        }
+    }
+
+    /// One MU of `b` became invalid.
+    #[inline]
+    pub fn dec_valid(&mut self, b: u32) {
+        if self.state[b as usize] == BlockState::Closed {
+            self.unlink(b);
+            self.valid[b as usize] -= 1;
+            self.link(b);
+        } else {
+            self.valid[b as usize] -= 1;
+        }
+    }
+
+    /// An open block is full: it becomes a GC candidate.
+    pub fn close(&mut self, b: u32, now_mus: u64) {
+        self.state[b as usize] = BlockState::Closed;
+        self.closed_at[b as usize] = now_mus;
+        self.link(b);
+    }
+
+    /// A closed block is chosen as GC victim.
+    pub fn mark_victim(&mut self, b: u32) {
+        if self.state[b as usize] == BlockState::Closed {
+            self.unlink(b);
+        }
+        self.state[b as usize] = BlockState::Victim;
+    }
+
+    /// The closed block with the fewest valid MUs, if it has fewer than `limit`.
+    pub fn min_valid_closed(&mut self, limit: u32) -> Option<u32> {
+        let mut v = self.min_hint;
+        while v < limit && (v as usize) < self.bucket_head.len() {
+            let h = self.bucket_head[v as usize];
+            if h != NIL {
+                self.min_hint = v;
+                return Some(h);
+            }
+            v += 1;
+        }
+        self.min_hint = v;
+        None
+    }
+
+    /// The same answer as [`Self::min_valid_closed`] without moving the hint (read-only use).
+    pub fn peek_min_valid_closed(&self, limit: u32) -> Option<u32> {
+        (self.min_hint..limit.min(self.bucket_head.len() as u32))
+            .map(|v| self.bucket_head[v as usize])
+            .find(|&h| h != NIL)
     }
 
     pub fn free_total(&self) -> u32 {

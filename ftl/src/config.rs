@@ -16,8 +16,9 @@ pub struct HostConfig {
     pub pcie_gen: u32,
     /// PCIe lanes.
     pub pcie_lanes: u32,
-    /// Logical block (sector) size the host addresses, bytes.
-    #[serde(default = "d_4096")]
+    /// Logical block (sector) size the host addresses, bytes (512e is what enterprise drives
+    /// ship with; PTS-E uses 0.5 KiB transfers).
+    #[serde(default = "d_512")]
     pub logical_block_bytes: u32,
 }
 
@@ -98,6 +99,9 @@ pub struct PowerConfig {
     pub window_us: f64,
 }
 
+fn d_512() -> u32 {
+    512
+}
 fn d_4096() -> u32 {
     4096
 }

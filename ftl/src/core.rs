@@ -17,7 +17,7 @@ pub const GC: usize = 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreEvent {
     /// A program unit is complete and can be programmed on `die` into `block`.
-    Program { die: u32, block: u32, mus: u32, host_mus: u32 },
+    Program { die: u32, block: u32, mus: u32, host_mus: u32, stream: u8 },
     /// GC must read this much of a victim (one multi-plane page read).
     GcRead { die: u32, page_type: u8, planes: u8, bytes: u32 },
 }
@@ -154,13 +154,12 @@ impl FtlCore {
         s.pu_fill += 1;
         s.pu_host += host as u32;
         if s.pu_fill == self.layout.mus_per_pu {
-            out.push(CoreEvent::Program { die, block, mus: s.pu_fill, host_mus: s.pu_host });
+            out.push(CoreEvent::Program { die, block, mus: s.pu_fill, host_mus: s.pu_host, stream: si as u8 });
             s.pu_fill = 0;
             s.pu_host = 0;
             if self.blocks.write_ptr[bi] == self.layout.mus_per_block {
-                self.blocks.state[bi] = BlockState::Closed;
-                self.blocks.closed_at[bi] = self.stats.host_write_mus;
                 s.open[die as usize] = NONE;
+                self.blocks.close(block, self.stats.host_write_mus);
             }
         }
         Ok(ppn)
@@ -201,8 +200,7 @@ impl FtlCore {
     fn unmap_old(&mut self, lpn: u32) {
         let old = self.l2p[lpn as usize];
         if old != NONE {
-            let b = self.layout.block_of(old) as usize;
-            self.blocks.valid[b] -= 1;
+            self.blocks.dec_valid(self.layout.block_of(old));
         }
     }
 
@@ -218,7 +216,7 @@ impl FtlCore {
     fn bind(&mut self, lpn: u32, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
-        self.blocks.valid[self.layout.block_of(ppn) as usize] += 1;
+        self.blocks.inc_valid(self.layout.block_of(ppn));
         if self.cfg.track_sequence {
             let s = self.next_sequence();
             self.seq[ppn as usize] = s;
@@ -249,7 +247,11 @@ impl FtlCore {
     }
 
     /// Picks a victim that the GC stream has room to relocate.
-    pub fn pick_victim(&self) -> Option<u32> {
+    pub fn pick_victim(&mut self) -> Option<u32> {
+        if self.cfg.policy == GcPolicy::Greedy {
+            // Advance the bucket hint past empty buckets (amortised O(1)).
+            self.blocks.min_valid_closed(self.layout.mus_per_block);
+        }
         let v = choose_victim(&self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
         let need = self.blocks.valid[v as usize] as u64;
         let room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
@@ -270,7 +272,7 @@ impl FtlCore {
     pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
         let l = self.layout;
         let vi = victim as usize;
-        self.blocks.state[vi] = BlockState::Victim;
+        self.blocks.mark_victim(victim);
         self.stats.gc_victims += 1;
         let die = l.die_of_block(victim);
         let base = l.first_ppn(victim);
@@ -297,7 +299,10 @@ impl FtlCore {
                     touched[t] = true;
                     bytes[t] += l.mu_bytes;
                     // The GC stream always has room: pick_victim checked it.
-                    let Ok(new) = self.place(GC, false, out) else { continue };
+                    let Ok(new) = self.place(GC, false, out) else {
+                        debug_assert!(false, "GC stream out of space while relocating block {victim}");
+                        continue;
+                    };
                     self.blocks.valid[vi] -= 1;
                     self.bind(lpn, new);
                     self.stats.gc_write_mus += 1;
@@ -334,6 +339,16 @@ impl FtlCore {
     /// Whether a stream holds a partly filled program unit.
     pub fn has_open_unit(&self) -> bool {
         self.streams.iter().any(|s| s.pu_fill > 0)
+    }
+
+    /// The stream index GC data goes to (the host stream when separation is off).
+    pub fn gc_stream(&self) -> usize {
+        self.stream_index(GC)
+    }
+
+    /// Whether the stream `si` holds a partly filled program unit.
+    pub fn stream_has_open_unit(&self, si: usize) -> bool {
+        self.streams[si].pu_fill > 0
     }
 
     /// A program finished: its MUs are durable.

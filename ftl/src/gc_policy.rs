@@ -19,18 +19,8 @@ pub fn choose_victim(blocks: &BlockTable, policy: GcPolicy, mus_per_block: u32, 
 }
 
 fn greedy(blocks: &BlockTable, mus_per_block: u32) -> Option<u32> {
-    let mut best = mus_per_block; // a full block gains nothing
-    let mut pick = None;
-    for (i, (&s, &v)) in blocks.state.iter().zip(blocks.valid.iter()).enumerate() {
-        if s == BlockState::Closed && v < best && blocks.write_ptr[i] != 0 {
-            best = v;
-            pick = Some(i as u32);
-            if v == 0 {
-                break;
-            }
-        }
-    }
-    pick
+    // A full block gains nothing; the bucket lists hold only closed (never reserved) blocks.
+    blocks.peek_min_valid_closed(mus_per_block)
 }
 
 fn cost_benefit(blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> Option<u32> {

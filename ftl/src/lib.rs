@@ -7,10 +7,12 @@
 pub mod blocks;
 pub mod config;
 pub mod core;
+pub mod device;
 pub mod gc_policy;
 pub mod instant;
 pub mod layout;
 pub mod profile;
+pub mod tracker;
 pub mod wa_model;
 
 pub use config::{ControllerConfig, FtlConfig, GcPolicy, HostConfig, PowerConfig};

@@ -35,17 +35,24 @@ pub struct NandOp {
     pub planes: u8,
     /// Bytes moved over the channel (read out, or program data in); 0 for erase.
     pub bytes: u32,
+    /// Background read (GC relocation): queued behind host reads and never suspends a program.
+    pub background: bool,
 }
 
 impl NandOp {
+    /// A host read: served first, and may suspend a program or erase.
     pub fn read(tag: u64, die: u32, page_type: u8, planes: u8, bytes: u32) -> Self {
-        NandOp { tag, kind: OpKind::Read, die, page_type, planes, bytes }
+        NandOp { tag, kind: OpKind::Read, die, page_type, planes, bytes, background: false }
+    }
+    /// A background (GC) read: after host reads, before programs and erases.
+    pub fn background_read(tag: u64, die: u32, page_type: u8, planes: u8, bytes: u32) -> Self {
+        NandOp { background: true, ..Self::read(tag, die, page_type, planes, bytes) }
     }
     pub fn program(tag: u64, die: u32, planes: u8, bytes: u32) -> Self {
-        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes }
+        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes, background: false }
     }
     pub fn erase(tag: u64, die: u32, planes: u8) -> Self {
-        NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0 }
+        NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0, background: false }
     }
 }
 
@@ -90,6 +97,7 @@ struct Die {
     /// Reads done while the running program/erase is suspended end no earlier than this.
     suspended_reads_until: SimTime,
     reads: VecDeque<NandOp>,
+    background_reads: VecDeque<NandOp>,
     writes: VecDeque<NandOp>,
 }
 
@@ -155,10 +163,15 @@ impl Flash {
         self.queued
     }
 
+    /// Sum over channels of reserved bus time (for utilisation).
+    pub fn channel_busy_ns(&self) -> u64 {
+        self.channels.iter().map(|c| c.busy_ns_total()).sum()
+    }
+
     /// Ops waiting (not started) plus running on `die`.
     pub fn die_backlog(&self, die: u32) -> usize {
         let d = &self.dies[die as usize];
-        d.reads.len() + d.writes.len() + d.running.is_some() as usize
+        d.reads.len() + d.background_reads.len() + d.writes.len() + d.running.is_some() as usize
     }
 
     /// Time the earliest pending completion is due.
@@ -180,10 +193,12 @@ impl Flash {
             self.start(now, op);
             return;
         }
-        if op.kind == OpKind::Read && self.timing.suspend && self.try_suspend_for(now, op) {
+        let host_read = op.kind == OpKind::Read && !op.background;
+        if host_read && self.timing.suspend && self.try_suspend_for(now, op) {
             return;
         }
         match op.kind {
+            OpKind::Read if op.background => self.dies[die].background_reads.push_back(op),
             OpKind::Read => self.dies[die].reads.push_back(op),
             _ => self.dies[die].writes.push_back(op),
         }
@@ -214,7 +229,7 @@ impl Flash {
 
     fn start_next(&mut self, now: SimTime, die: u32) {
         let d = &mut self.dies[die as usize];
-        let next = d.reads.pop_front().or_else(|| d.writes.pop_front());
+        let next = d.reads.pop_front().or_else(|| d.background_reads.pop_front()).or_else(|| d.writes.pop_front());
         if let Some(op) = next {
             self.start(now, op);
         }
@@ -318,6 +333,7 @@ impl Flash {
                 lost.push(r.op);
             }
             lost.extend(d.reads.drain(..));
+            lost.extend(d.background_reads.drain(..));
             lost.extend(d.writes.drain(..));
             d.generation = d.generation.wrapping_add(1);
         }

@@ -1,0 +1,698 @@
+//! The timed simulated SSD: host commands in, completions out, in simulated nanoseconds.
+//!
+//! A command passes the controller's command processor (a FIFO server at the profile's command
+//! limit), then: a read looks up its units and reads the NAND pages that hold them (or DRAM, for
+//! units still in the write buffer, or nothing, for unmapped units), adds the firmware/ECC
+//! overhead and moves its data over PCIe; a write moves its data over PCIe into the
+//! power-loss-protected write buffer and is acknowledged once all its units have buffer space and
+//! a place in the host write stream, so a full buffer or a GC stall shows up as write latency.
+//! Full program units go to NAND; GC relocation reads precede the programs that carry their
+//! data; a victim is erased only once every unit moved out of it is programmed.
+
+use crate::core::{CoreConfig, CoreEvent, FtlCore};
+use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
+use crate::profile::ValidatedProfile;
+use crate::tracker::InOrderTracker;
+use crate::GcPolicy;
+use nand_model::time::{transfer_ns, us_to_ns};
+use nand_model::{EventQueue, Flash, NandDone, NandOp, SimTime};
+use std::collections::VecDeque;
+
+/// Host command kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostOp {
+    Read,
+    Write,
+    Trim,
+}
+
+/// A finished host command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCompletion {
+    pub tag: u64,
+    pub op: HostOp,
+    pub len_bytes: u32,
+    pub submit_ns: SimTime,
+    pub complete_ns: SimTime,
+}
+
+/// A command the device refuses.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SubmitError {
+    #[error("I/O out of range: offset {offset} + length {len} > capacity {capacity}")]
+    OutOfRange { offset: u64, len: u32, capacity: u64 },
+    #[error("misaligned I/O: offset {offset}, length {len}, logical block {block}")]
+    Misaligned { offset: u64, len: u32, block: u32 },
+}
+
+/// The device cannot be built as asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DeviceError {
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    #[error("user capacity {user} B is not below the usable NAND ({usable} B after reserved blocks and the GC reserve); allowed: OP > {min_op_pct:.2}%")]
+    Capacity { user: u64, usable: u64, min_op_pct: f64 },
+    #[error("--op {0}% is out of range (allowed 0 < OP <= 1000%)")]
+    Op(f64),
+}
+
+/// How to instantiate a profile.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceOptions {
+    /// Divide the drive by this (1 = full scale).
+    pub scale_divisor: u32,
+    /// User capacity at full scale, bytes (default: the profile's stock capacity).
+    pub user_capacity_bytes: Option<u64>,
+    /// Alternatively, OP = (raw - user) / user, as a fraction.
+    pub op: Option<f64>,
+    pub gc_policy: Option<GcPolicy>,
+    pub hot_cold_separation: Option<bool>,
+    pub plp: Option<bool>,
+    /// Keep write sequence numbers in the spare area so power loss can be simulated.
+    pub track_sequence: bool,
+}
+
+/// Sizes the device was built with, full-scale and simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capacity {
+    /// full raw / simulated raw.
+    pub scale_factor: f64,
+    pub raw_bytes_full: u64,
+    pub user_bytes_full: u64,
+    pub raw_bytes_sim: u64,
+    pub user_bytes_sim: u64,
+    /// (raw - user) / user.
+    pub op: f64,
+    pub reserved_blocks: u32,
+    pub gc_threshold_blocks: u32,
+    pub blocks: u32,
+}
+
+/// Cumulative counters of a device, for results and time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub host_trim_bytes: u64,
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub nand_write_bytes: u64,
+    pub nand_read_bytes: u64,
+    pub gc_write_bytes: u64,
+    pub gc_victims: u64,
+    pub erases: u64,
+    pub free_blocks: u32,
+    /// Time host writes waited for GC to free space.
+    pub gc_stall_ns: u64,
+    /// Time host writes waited for write-buffer space.
+    pub buffer_stall_ns: u64,
+    pub energy_j: f64,
+}
+
+impl Counters {
+    pub fn wa(&self) -> f64 {
+        if self.host_write_bytes == 0 {
+            0.0
+        } else {
+            self.nand_write_bytes as f64 / self.host_write_bytes as f64
+        }
+    }
+}
+
+const TAG_READ: u64 = 1 << 56;
+const TAG_GC_READ: u64 = 2 << 56;
+const TAG_PROG: u64 = 3 << 56;
+const TAG_ERASE: u64 = 4 << 56;
+const TAG_MASK: u64 = (1 << 56) - 1;
+
+#[derive(Clone, Copy, Debug)]
+enum DevEvent {
+    Dispatch(u32),
+    Done(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cmd {
+    tag: u64,
+    op: HostOp,
+    first_lpn: u32,
+    mus: u32,
+    len: u32,
+    submit: SimTime,
+    next_mu: u32,
+    pending: u32,
+    data_ready: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PuRec {
+    block: u32,
+    die: u32,
+    mus: u32,
+    host_mus: u32,
+    stream: u8,
+    seq: u64,
+}
+
+/// What stops host writes at the moment, for stall-time accounting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stall {
+    None,
+    Buffer(SimTime),
+    Space(SimTime),
+}
+
+/// The simulated SSD.
+pub struct SimSsd {
+    pub core: FtlCore,
+    flash: Flash,
+    capacity: Capacity,
+    lb_bytes: u32,
+    mu_bytes: u32,
+    now: SimTime,
+    events: EventQueue<DevEvent>,
+    cmds: Vec<Cmd>,
+    free_cmds: Vec<u32>,
+    outstanding: usize,
+    pending_writes: VecDeque<u32>,
+    buffer_cap_mus: u64,
+    buffer_used_mus: u64,
+    ctrl_ns_per_cmd: SimTime,
+    ctrl_free: SimTime,
+    pcie_bps: u64,
+    pcie_in_free: SimTime,
+    pcie_out_free: SimTime,
+    read_overhead_ns: SimTime,
+    write_ack_ns: SimTime,
+    pus: Vec<PuRec>,
+    free_pus: Vec<u32>,
+    waiting_programs: VecDeque<(u64, u32)>,
+    gc_reads: InOrderTracker,
+    pu_done: [InOrderTracker; 2],
+    /// Relocated victims waiting for erase: (block, sequence its data must reach first).
+    victims: VecDeque<(u32, u64)>,
+    pending_erases: u32,
+    scratch: Vec<CoreEvent>,
+    stall: Stall,
+    counters: Counters,
+    controller_idle_w: f64,
+    host_j_per_byte: f64,
+    plp: bool,
+}
+
+impl SimSsd {
+    pub fn new(p: &ValidatedProfile, opts: &DeviceOptions) -> Result<SimSsd, DeviceError> {
+        let prof = &p.profile;
+        let (geo, factor) = scale_geometry(&p.geometry, opts.scale_divisor.max(1));
+        let mu = prof.controller.mapping_unit_bytes;
+        let layout = Layout::new(geo, mu)?;
+        let raw_full = p.geometry.raw_bytes();
+        let user_full = match (opts.user_capacity_bytes, opts.op) {
+            (Some(u), _) => u,
+            (None, Some(op)) => {
+                if !(op > 0.0 && op <= 10.0) {
+                    return Err(DeviceError::Op(op * 100.0));
+                }
+                (raw_full as f64 / (1.0 + op)) as u64
+            }
+            (None, None) => prof.host.user_capacity_bytes,
+        };
+        let user_mus = ((user_full as f64 / factor) as u64 / mu as u64) as u32;
+        let blocks = layout.blocks;
+        let pct_blocks = |pct: f64| (blocks as f64 * pct / 100.0).ceil() as u32;
+        let reserved_per_die = ((layout.blocks_per_die as f64 * prof.ftl.reserved_blocks_pct / 100.0).round() as u32)
+            .min(layout.blocks_per_die / 2);
+        let host_reserve = pct_blocks(prof.ftl.gc_fg_free_pct).max(2);
+        let threshold = pct_blocks(prof.ftl.gc_bg_free_pct).max(host_reserve + 2);
+        let in_service = blocks - reserved_per_die * layout.dies;
+        let usable_mus = (in_service.saturating_sub(threshold)) as u64 * layout.mus_per_block as u64;
+        if user_mus as u64 >= usable_mus || user_mus == 0 {
+            let usable = (usable_mus as f64 * mu as f64 * factor) as u64;
+            return Err(DeviceError::Capacity {
+                user: user_full,
+                usable,
+                min_op_pct: (raw_full as f64 / usable as f64 - 1.0) * 100.0,
+            });
+        }
+        let cfg = CoreConfig {
+            user_mus,
+            policy: opts.gc_policy.unwrap_or(prof.ftl.gc_policy),
+            hot_cold_separation: opts.hot_cold_separation.unwrap_or(prof.ftl.hot_cold_separation),
+            gc_threshold_blocks: threshold,
+            host_reserve_blocks: host_reserve,
+            reserved_blocks_per_die: reserved_per_die,
+            track_sequence: opts.track_sequence,
+        };
+        let user_sim = user_mus as u64 * mu as u64;
+        let capacity = Capacity {
+            scale_factor: factor,
+            raw_bytes_full: raw_full,
+            user_bytes_full: (user_sim as f64 * factor).round() as u64,
+            raw_bytes_sim: geo.raw_bytes(),
+            user_bytes_sim: user_sim,
+            op: (geo.raw_bytes() as f64 - user_sim as f64) / user_sim as f64,
+            reserved_blocks: reserved_per_die * layout.dies,
+            gc_threshold_blocks: threshold,
+            blocks,
+        };
+        let mut timing = p.timing;
+        timing.t_bers_ns = (timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round() as SimTime;
+        let flash = Flash::new(geo, timing, p.energy);
+        let ctrl = &prof.controller;
+        Ok(SimSsd {
+            core: FtlCore::new(layout, cfg),
+            flash,
+            capacity,
+            lb_bytes: prof.host.logical_block_bytes,
+            mu_bytes: mu,
+            now: 0,
+            events: EventQueue::new(),
+            cmds: Vec::new(),
+            free_cmds: Vec::new(),
+            outstanding: 0,
+            pending_writes: VecDeque::new(),
+            buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
+            buffer_used_mus: 0,
+            ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
+            ctrl_free: 0,
+            pcie_bps: prof.host.pcie_bytes_per_s() as u64,
+            pcie_in_free: 0,
+            pcie_out_free: 0,
+            read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
+            write_ack_ns: us_to_ns(ctrl.write_ack_us),
+            pus: Vec::new(),
+            free_pus: Vec::new(),
+            waiting_programs: VecDeque::new(),
+            gc_reads: InOrderTracker::default(),
+            pu_done: [InOrderTracker::default(), InOrderTracker::default()],
+            victims: VecDeque::new(),
+            pending_erases: 0,
+            scratch: Vec::new(),
+            stall: Stall::None,
+            counters: Counters::default(),
+            controller_idle_w: prof.power.controller_idle_w,
+            host_j_per_byte: prof.power.host_pj_per_byte * 1e-12,
+            plp: opts.plp.unwrap_or(ctrl.plp),
+        })
+    }
+
+    pub fn capacity(&self) -> &Capacity {
+        &self.capacity
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn logical_block_bytes(&self) -> u32 {
+        self.lb_bytes
+    }
+
+    pub fn outstanding(&self) -> usize {
+        self.outstanding
+    }
+
+    pub fn flash(&self) -> &Flash {
+        &self.flash
+    }
+
+    pub fn plp(&self) -> bool {
+        self.plp
+    }
+
+    /// Cumulative counters up to now.
+    pub fn counters(&self) -> Counters {
+        let mut c = self.counters;
+        let s = &self.core.stats;
+        let mu = self.mu_bytes as u64;
+        c.nand_write_bytes = s.nand_write_mus() * mu;
+        c.gc_write_bytes = s.gc_write_mus * mu;
+        c.gc_victims = s.gc_victims;
+        c.erases = s.erases;
+        c.nand_read_bytes = self.flash.stats().bytes_read;
+        c.free_blocks = self.core.blocks.free_total();
+        c.energy_j = self.energy_j();
+        if let Stall::Space(t) = self.stall {
+            c.gc_stall_ns += self.now - t;
+        }
+        if let Stall::Buffer(t) = self.stall {
+            c.buffer_stall_ns += self.now - t;
+        }
+        c
+    }
+
+    /// Energy since power-on: NAND operations and standby, controller baseline, host datapath.
+    pub fn energy_j(&self) -> f64 {
+        let host_bytes = self.counters.host_read_bytes + self.counters.host_write_bytes;
+        self.flash.energy_j(self.now)
+            + self.controller_idle_w * self.now as f64 * 1e-9
+            + self.host_j_per_byte * host_bytes as f64
+    }
+
+    /// Queues a host command at the current time.
+    pub fn submit(&mut self, tag: u64, op: HostOp, offset: u64, len: u32) -> Result<(), SubmitError> {
+        let cap = self.capacity.user_bytes_sim;
+        if len == 0 || offset % self.lb_bytes as u64 != 0 || len % self.lb_bytes != 0 {
+            return Err(SubmitError::Misaligned { offset, len, block: self.lb_bytes });
+        }
+        if offset + len as u64 > cap {
+            return Err(SubmitError::OutOfRange { offset, len, capacity: cap });
+        }
+        let mu = self.mu_bytes as u64;
+        let first = offset / mu;
+        let last = (offset + len as u64 - 1) / mu;
+        let cmd = Cmd {
+            tag,
+            op,
+            first_lpn: first as u32,
+            mus: (last - first + 1) as u32,
+            len,
+            submit: self.now,
+            next_mu: 0,
+            pending: 0,
+            data_ready: 0,
+        };
+        let slot = match self.free_cmds.pop() {
+            Some(s) => {
+                self.cmds[s as usize] = cmd;
+                s
+            }
+            None => {
+                self.cmds.push(cmd);
+                (self.cmds.len() - 1) as u32
+            }
+        };
+        self.outstanding += 1;
+        let start = self.ctrl_free.max(self.now);
+        self.ctrl_free = start + self.ctrl_ns_per_cmd;
+        if start == self.now {
+            self.dispatch(slot);
+        } else {
+            self.events.push(start, DevEvent::Dispatch(slot));
+        }
+        Ok(())
+    }
+
+    /// Runs the simulation to the next host completion, or to `deadline` if that comes first
+    /// (then returns `None` with the clock at the deadline). Without a deadline, `None` means
+    /// nothing is left to complete.
+    pub fn next_completion(&mut self, deadline: Option<SimTime>) -> Option<HostCompletion> {
+        let limit = deadline.unwrap_or(SimTime::MAX);
+        loop {
+            let te = self.events.peek_time();
+            let tf = self.flash.next_event_time();
+            let t = match (te, tf) {
+                (None, None) => break,
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (Some(a), Some(b)) => a.min(b),
+            };
+            if t > limit {
+                break;
+            }
+            self.now = t;
+            if tf == Some(t) && te.is_none_or(|a| a > t) {
+                if let Some(done) = self.flash.advance_until(t) {
+                    self.on_nand_done(done);
+                }
+                continue;
+            }
+            let Some((_, ev)) = self.events.pop() else { break };
+            match ev {
+                DevEvent::Dispatch(slot) => self.dispatch(slot),
+                DevEvent::Done(slot) => return Some(self.finish(slot)),
+            }
+        }
+        if let Some(d) = deadline {
+            self.now = self.now.max(d);
+        }
+        None
+    }
+
+    fn finish(&mut self, slot: u32) -> HostCompletion {
+        let c = self.cmds[slot as usize];
+        self.free_cmds.push(slot);
+        self.outstanding -= 1;
+        HostCompletion { tag: c.tag, op: c.op, len_bytes: c.len, submit_ns: c.submit, complete_ns: self.now }
+    }
+
+    fn dispatch(&mut self, slot: u32) {
+        let c = self.cmds[slot as usize];
+        match c.op {
+            HostOp::Read => self.dispatch_read(slot, c),
+            HostOp::Write => {
+                let x0 = self.now.max(self.pcie_in_free);
+                self.pcie_in_free = x0 + transfer_ns(c.len as u64, self.pcie_bps);
+                self.cmds[slot as usize].data_ready = self.pcie_in_free;
+                self.counters.host_write_bytes += c.len as u64;
+                self.counters.host_writes += 1;
+                self.pending_writes.push_back(slot);
+                self.try_admit();
+            }
+            HostOp::Trim => {
+                for lpn in c.first_lpn..c.first_lpn + c.mus {
+                    self.core.trim(lpn);
+                }
+                self.counters.host_trim_bytes += c.len as u64;
+                self.events.push(self.now + self.write_ack_ns, DevEvent::Done(slot));
+            }
+        }
+    }
+
+    fn dispatch_read(&mut self, slot: u32, c: Cmd) {
+        self.counters.host_read_bytes += c.len as u64;
+        self.counters.host_reads += 1;
+        let l = self.core.layout;
+        let mut ops = 0;
+        // Consecutive units on one NAND page make one page read.
+        let mut cur: Option<(u32, u32, u32)> = None; // (block, page index, bytes)
+        for lpn in c.first_lpn..c.first_lpn + c.mus {
+            let Some(ppn) = self.core.lookup(lpn) else { continue };
+            let block = l.block_of(ppn);
+            let off = l.offset_of(ppn);
+            if off >= self.core.blocks.prog_done[block as usize] {
+                continue; // still in the DRAM write buffer
+            }
+            let page = l.page_index(off);
+            match cur.as_mut() {
+                Some((b, p, bytes)) if *b == block && *p == page => *bytes += self.mu_bytes,
+                _ => {
+                    if let Some(prev) = cur.take() {
+                        self.issue_host_read(slot, prev);
+                        ops += 1;
+                    }
+                    cur = Some((block, page, self.mu_bytes));
+                }
+            }
+        }
+        if let Some(prev) = cur {
+            self.issue_host_read(slot, prev);
+            ops += 1;
+        }
+        if ops == 0 {
+            self.finish_read(slot, c.len);
+        } else {
+            self.cmds[slot as usize].pending = ops;
+        }
+    }
+
+    fn issue_host_read(&mut self, slot: u32, (block, page, bytes): (u32, u32, u32)) {
+        let l = self.core.layout;
+        let die = l.die_of_block(block);
+        let pt = l.page_type(page * l.mus_per_page);
+        self.flash.submit(self.now, NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes));
+    }
+
+    fn finish_read(&mut self, slot: u32, len: u32) {
+        let ready = self.now + self.read_overhead_ns;
+        let x0 = ready.max(self.pcie_out_free);
+        self.pcie_out_free = x0 + transfer_ns(len as u64, self.pcie_bps);
+        self.events.push(self.pcie_out_free, DevEvent::Done(slot));
+    }
+
+    /// Admits waiting writes, unit by unit, while buffer space and stream space allow.
+    fn try_admit(&mut self) {
+        while let Some(&slot) = self.pending_writes.front() {
+            let c = self.cmds[slot as usize];
+            let mut next = c.next_mu;
+            while next < c.mus {
+                if self.buffer_used_mus >= self.buffer_cap_mus {
+                    self.set_stall(Stall::Buffer(self.now));
+                    self.cmds[slot as usize].next_mu = next;
+                    return;
+                }
+                if !self.core.host_can_write() {
+                    self.cmds[slot as usize].next_mu = next;
+                    self.set_stall(Stall::Space(self.now));
+                    self.maybe_gc();
+                    return;
+                }
+                let mut ev = std::mem::take(&mut self.scratch);
+                // host_can_write() was checked just above, so the write cannot fail.
+                let _ = self.core.write(c.first_lpn + next, &mut ev);
+                self.buffer_used_mus += 1;
+                next += 1;
+                self.run_core_events(&mut ev);
+                self.scratch = ev;
+            }
+            self.set_stall(Stall::None);
+            self.pending_writes.pop_front();
+            let ack = self.now.max(c.data_ready) + self.write_ack_ns;
+            self.events.push(ack, DevEvent::Done(slot));
+            self.maybe_gc();
+        }
+    }
+
+    fn set_stall(&mut self, s: Stall) {
+        match (self.stall, s) {
+            (Stall::Buffer(_), Stall::Buffer(_)) | (Stall::Space(_), Stall::Space(_)) => return,
+            (Stall::Buffer(t), _) => self.counters.buffer_stall_ns += self.now - t,
+            (Stall::Space(t), _) => self.counters.gc_stall_ns += self.now - t,
+            (Stall::None, _) => {}
+        }
+        self.stall = s;
+    }
+
+    fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
+        for e in ev.drain(..) {
+            match e {
+                CoreEvent::Program { die, block, mus, host_mus, stream } => {
+                    let seq = self.pu_done[stream as usize].issue();
+                    let rec = PuRec { block, die, mus, host_mus, stream, seq };
+                    let slot = match self.free_pus.pop() {
+                        Some(s) => {
+                            self.pus[s as usize] = rec;
+                            s
+                        }
+                        None => {
+                            self.pus.push(rec);
+                            (self.pus.len() - 1) as u32
+                        }
+                    };
+                    let reads_pending = self.gc_reads.watermark() < self.gc_reads.next();
+                    if !self.waiting_programs.is_empty() || (host_mus < mus && reads_pending) {
+                        self.waiting_programs.push_back((self.gc_reads.next(), slot));
+                    } else {
+                        self.submit_program(slot);
+                    }
+                }
+                CoreEvent::GcRead { die, page_type, planes, bytes } => {
+                    let seq = self.gc_reads.issue();
+                    self.flash.submit(self.now, NandOp::background_read(TAG_GC_READ | seq, die, page_type, planes, bytes));
+                }
+            }
+        }
+    }
+
+    fn submit_program(&mut self, slot: u32) {
+        let r = self.pus[slot as usize];
+        let planes = self.core.layout.geo.planes_per_die as u8;
+        self.flash.submit(self.now, NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes));
+    }
+
+    fn release_waiting_programs(&mut self) {
+        while let Some(&(dep, slot)) = self.waiting_programs.front() {
+            if dep > self.gc_reads.watermark() {
+                break;
+            }
+            self.waiting_programs.pop_front();
+            self.submit_program(slot);
+        }
+    }
+
+    fn on_nand_done(&mut self, d: NandDone) {
+        let id = d.tag & TAG_MASK;
+        match d.tag & !TAG_MASK {
+            TAG_READ => {
+                let c = &mut self.cmds[id as usize];
+                c.pending -= 1;
+                if c.pending == 0 {
+                    let len = c.len;
+                    self.finish_read(id as u32, len);
+                }
+            }
+            TAG_GC_READ => {
+                self.gc_reads.complete(id);
+                self.release_waiting_programs();
+                if self.plp {
+                    self.erase_ready_victims();
+                }
+            }
+            TAG_PROG => {
+                let r = self.pus[id as usize];
+                self.free_pus.push(id as u32);
+                self.core.program_done(r.block, r.mus);
+                self.buffer_used_mus -= r.host_mus as u64;
+                self.pu_done[r.stream as usize].complete(r.seq);
+                self.erase_ready_victims();
+                self.try_admit();
+            }
+            TAG_ERASE => {
+                self.core.erase_done(id as u32);
+                self.pending_erases -= 1;
+                self.try_admit();
+                self.maybe_gc();
+            }
+            _ => {}
+        }
+    }
+
+    /// Starts GC victims while free blocks (counting erases under way) are below the threshold.
+    fn maybe_gc(&mut self) {
+        let mut ev = std::mem::take(&mut self.scratch);
+        while self.core.gc_wanted(self.pending_erases) {
+            let Some(v) = self.core.pick_victim() else { break };
+            self.core.relocate(v, &mut ev);
+            self.run_core_events(&mut ev);
+            // With PLP the relocated data is safe in the controller's protected DRAM once read,
+            // so the victim can be erased then; without PLP it must first be programmed.
+            let after = if self.plp {
+                self.gc_reads.next()
+            } else {
+                let si = self.core.gc_stream();
+                self.pu_done[si].next() + self.core.stream_has_open_unit(si) as u64
+            };
+            self.victims.push_back((v, after));
+            self.pending_erases += 1;
+        }
+        // Host writes blocked on space while a victim waits for a half-filled program unit:
+        // pad it so the victim can be erased (padding counts as NAND writes).
+        // Only when no program of the GC stream is in flight: otherwise its completion will
+        // make progress and padding would waste NAND writes.
+        let si = self.core.gc_stream();
+        let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
+        if matches!(self.stall, Stall::Space(_))
+            && !self.plp
+            && gc_programs_idle
+            && self.core.stream_has_open_unit(si)
+            && !self.victims.is_empty()
+        {
+            self.core.pad_open_units(&mut ev);
+            self.run_core_events(&mut ev);
+        }
+        self.scratch = ev;
+        self.erase_ready_victims();
+    }
+
+    fn erase_ready_victims(&mut self) {
+        while let Some(&(v, after)) = self.victims.front() {
+            let done = if self.plp { self.gc_reads.watermark() } else { self.pu_done[self.core.gc_stream()].watermark() };
+            if done < after {
+                break;
+            }
+            self.victims.pop_front();
+            let l = self.core.layout;
+            let planes = l.geo.planes_per_die as u8;
+            self.flash.submit(self.now, NandOp::erase(TAG_ERASE | v as u64, l.die_of_block(v), planes));
+        }
+    }
+
+    /// Structural invariants of the firmware state.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.core.check_invariants()?;
+        if self.buffer_used_mus > self.buffer_cap_mus {
+            return Err(format!("write buffer over capacity: {} > {}", self.buffer_used_mus, self.buffer_cap_mus));
+        }
+        Ok(())
+    }
+}
