@@ -5,6 +5,8 @@
 pub mod device;
 pub mod job;
 pub mod stats;
-pub mod runner;
-pub mod report;
 pub mod real;
+pub mod runner;
+pub mod sim;
+pub mod simrun;
+pub mod report;

@@ -1,8 +1,10 @@
 //! Subcommands. To add one: a variant on [`Command`] (its doc comment is the help text), a module
 //! here with a `run` function returning `Result<(), CliError>`, and an arm in [`Command::run`].
 
+mod common;
 mod drive;
 mod drives;
+mod run;
 
 use clap::Subcommand;
 use ftl::profile::ProfileError;
@@ -19,6 +21,8 @@ pub enum Command {
         #[command(subcommand)]
         action: drive::DriveAction,
     },
+    /// Run a fio job file on a simulated drive (or a real one with --target).
+    Run(run::RunArgs),
 }
 
 impl Command {
@@ -26,6 +30,7 @@ impl Command {
         match self {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
+            Command::Run(args) => run::run(args),
         }
     }
 }

@@ -1,0 +1,255 @@
+//! Running fio jobs on a simulated drive: build the drive from a profile and options, run job
+//! files on it (several in a row on the same drive state, as suites precondition then measure),
+//! and write results with the drive's own counters beside fio's: the `"ssdlab"` objects of the
+//! JSON and the extra columns of the time-series CSV.
+
+use crate::job::JobFile;
+use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
+use crate::runner::{run, JobResult, RunError, RunOptions, RunProgress, RunResult};
+use crate::sim::{CounterSample, SimTarget};
+use crate::stats::SampleSummary;
+use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
+use ftl::profile::{self, ProfileError, ValidatedProfile};
+use ftl::GcPolicy;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::sync::atomic::AtomicBool;
+
+/// Largest simulated drive chosen automatically: 2^24 mapping units (64 GiB of NAND at 4 KiB),
+/// about 130 MiB of mapping tables, which simulates in seconds per drive write.
+pub const AUTO_SCALE_MAX_UNITS: u64 = 1 << 24;
+
+/// Everything that defines a simulated run besides the job file. Recorded in every result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimConfig {
+    /// Embedded profile name or path of a profile TOML.
+    pub drive: String,
+    /// User capacity at full scale (bytes); default the profile's stock capacity.
+    pub user_capacity_bytes: Option<u64>,
+    /// Or OP as a fraction: (raw - user) / user.
+    pub op: Option<f64>,
+    /// Divide the drive by this; `None` = automatic (see [`AUTO_SCALE_MAX_UNITS`]).
+    pub scale_divisor: Option<u32>,
+    pub seed: u64,
+    pub gc_policy: Option<GcPolicy>,
+    pub hot_cold_separation: Option<bool>,
+    pub plp: Option<bool>,
+    /// Time-series interval of simulated time, ns.
+    pub interval_ns: u64,
+}
+
+impl SimConfig {
+    pub fn new(drive: impl Into<String>, seed: u64) -> Self {
+        SimConfig {
+            drive: drive.into(),
+            user_capacity_bytes: None,
+            op: None,
+            scale_divisor: None,
+            seed,
+            gc_policy: None,
+            hot_cold_separation: None,
+            plp: None,
+            interval_ns: 1_000_000_000,
+        }
+    }
+}
+
+/// Why a simulated run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("{drive}: {source}")]
+    Device { drive: String, source: DeviceError },
+}
+
+/// The automatic scale divisor for a profile: the smallest power of two that brings the NAND
+/// under [`AUTO_SCALE_MAX_UNITS`] mapping units.
+pub fn auto_scale(p: &ValidatedProfile) -> u32 {
+    let units = p.raw_bytes() / p.profile.controller.mapping_unit_bytes as u64;
+    let mut d = 1u32;
+    while units / d as u64 > AUTO_SCALE_MAX_UNITS && d < (1 << 20) {
+        d *= 2;
+    }
+    d
+}
+
+/// A simulated drive with its configuration, ready to run jobs.
+pub struct SimSession {
+    pub cfg: SimConfig,
+    pub profile: ValidatedProfile,
+    pub target: SimTarget,
+    pub scale_divisor: u32,
+}
+
+impl SimSession {
+    pub fn new(cfg: SimConfig) -> Result<SimSession, SimError> {
+        let profile = profile::load(&cfg.drive)?;
+        let scale_divisor = cfg.scale_divisor.unwrap_or_else(|| auto_scale(&profile));
+        let opts = DeviceOptions {
+            scale_divisor,
+            user_capacity_bytes: cfg.user_capacity_bytes,
+            op: cfg.op,
+            gc_policy: cfg.gc_policy,
+            hot_cold_separation: cfg.hot_cold_separation,
+            plp: cfg.plp,
+            track_sequence: false,
+        };
+        let ssd = SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
+        let target = SimTarget::new(ssd, profile.profile.name.clone(), cfg.interval_ns);
+        Ok(SimSession { cfg, profile, target, scale_divisor })
+    }
+
+    /// full raw / simulated raw.
+    pub fn scale_factor(&self) -> f64 {
+        self.target.ssd.capacity().scale_factor
+    }
+
+    /// Runs `job` on the drive as it is now. Runtimes are shortened by the scale factor so that
+    /// the same fraction of the drive is written as on the full-size drive.
+    pub fn run<'a>(
+        &mut self,
+        job: &JobFile,
+        stop: Option<&'a AtomicBool>,
+        progress: Option<&'a mut dyn FnMut(RunProgress)>,
+    ) -> Result<RunResult, RunError> {
+        let mut opts = RunOptions::new(self.cfg.seed);
+        opts.time_scale = 1.0 / self.scale_factor();
+        opts.series_interval_ns = self.cfg.interval_ns;
+        opts.stop = stop;
+        opts.progress = progress;
+        run(job, &mut self.target, &mut opts)
+    }
+
+    /// Counters between two instants of simulated time.
+    fn span(&self, from_ns: u64, to_ns: u64) -> (CounterSample, CounterSample) {
+        (self.target.sample_at(from_ns), self.target.sample_at(to_ns))
+    }
+
+    /// fio JSON of `result` with the `"ssdlab"` objects added.
+    pub fn json(&self, result: &RunResult, plus: bool) -> Value {
+        let mut v = fio_json(result, &JsonOptions { plus, timestamp_s: 0, ..Default::default() });
+        if let Some(jobs) = v.get_mut("jobs").and_then(Value::as_array_mut) {
+            for (jv, jr) in jobs.iter_mut().zip(&result.jobs) {
+                let (a, b) = self.span(jr.start_ns, jr.end_ns);
+                if let Some(obj) = jv.as_object_mut() {
+                    obj.insert("ssdlab".into(), self.counters_json(&a, &b, Some(jr)));
+                }
+            }
+        }
+        let last = result.jobs.last();
+        let (a, b) = self.span(result.start_ns, result.end_ns);
+        let mut top = self.counters_json(&a, &b, last);
+        if let Some(o) = top.as_object_mut() {
+            o.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+            o.insert("drive".into(), json!(self.profile.profile.name));
+            o.insert("profile_source".into(), json!(self.profile.source));
+            o.insert("seed".into(), json!(self.cfg.seed));
+            o.insert("config".into(), json!(self.cfg));
+            o.insert("profile".into(), json!(self.profile.profile));
+            o.insert("scale".into(), self.scale_json());
+            o.insert("time_scale".into(), json!(1.0 / self.scale_factor()));
+            o.insert("interrupted".into(), json!(result.interrupted));
+            o.insert("job_file".into(), json!(result.file));
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.insert("ssdlab".into(), top);
+        }
+        v
+    }
+
+    fn scale_json(&self) -> Value {
+        let c = self.target.ssd.capacity();
+        json!({
+            "divisor": self.scale_divisor,
+            "factor": c.scale_factor,
+            "raw_capacity_bytes_simulated": c.raw_bytes_sim,
+            "user_capacity_bytes_simulated": c.user_bytes_sim,
+            "note": "the simulated drive keeps channels, dies, planes and timing and has 1/factor of the blocks; \
+                     IOPS, bandwidth and latency are full-scale figures; runtimes were divided by factor so the \
+                     same fraction of the drive is written; byte counters are simulated (x factor for full scale)",
+        })
+    }
+
+    fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {
+        let c = self.target.ssd.capacity();
+        let d = delta(&a.counters, &b.counters);
+        let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
+        let (emin, eavg, emax) = self.target.ssd.core.blocks.erase_stats();
+        let ios = d.host_reads + d.host_writes;
+        let iops_cov = job.map(|j| SampleSummary::from_samples(j.series.iter().map(|p| p.total_iops())).cov_percent);
+        let avg_w = if secs > 0.0 { d.energy_j / secs } else { 0.0 };
+        let ss = job.and_then(|j| j.steady_state.as_ref()).map(|s| {
+            json!({"reached": s.reached, "time_s": s.reached_at_ns.map(|t| t as f64 / 1e9), "criteria": format!("{:?}", s.criterion)})
+        });
+        json!({
+            "user_capacity_bytes": c.user_bytes_full,
+            "raw_capacity_bytes": c.raw_bytes_full,
+            "op_pct": c.op * 100.0,
+            "power_cap_w": Value::Null,
+            "host_write_bytes": d.host_write_bytes,
+            "host_read_bytes": d.host_read_bytes,
+            "nand_write_bytes": d.nand_write_bytes,
+            "gc_write_bytes": d.gc_write_bytes,
+            "write_amplification": d.wa(),
+            "gc_victims": d.gc_victims,
+            "erases": d.erases,
+            "erase_count": {"min": emin, "avg": eavg, "max": emax},
+            "free_blocks": b.counters.free_blocks,
+            "gc_stall_s": d.gc_stall_ns as f64 / 1e9,
+            "buffer_stall_s": d.buffer_stall_ns as f64 / 1e9,
+            "energy_j": d.energy_j,
+            "avg_power_w": avg_w,
+            "energy_per_io_uj": if ios > 0 { d.energy_j / ios as f64 * 1e6 } else { 0.0 },
+            "iops_cov_pct": iops_cov,
+            "steady_state": ss,
+            "span_s": secs,
+        })
+    }
+
+    /// Time-series CSV of one job with the drive's counters per interval appended.
+    pub fn timeseries_csv(&self, job: &JobResult) -> String {
+        let n = job.series.len();
+        let (mut wa, mut free, mut gc_mbps, mut power) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        for p in &job.series {
+            let t0 = job.start_ns + p.start_ns;
+            let t1 = t0 + p.duration_ns;
+            let (a, b) = self.span(t0, t1);
+            let d = delta(&a.counters, &b.counters);
+            let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
+            wa.push(d.wa());
+            free.push(b.counters.free_blocks as f64);
+            gc_mbps.push(if secs > 0.0 { d.gc_write_bytes as f64 / secs / 1e6 } else { 0.0 });
+            power.push(if secs > 0.0 { d.energy_j / secs } else { 0.0 });
+        }
+        series_csv(
+            &job.series,
+            &[
+                ExtraColumn { name: "wa", values: &wa },
+                ExtraColumn { name: "free_blocks", values: &free },
+                ExtraColumn { name: "gc_write_mbps", values: &gc_mbps },
+                ExtraColumn { name: "power_w", values: &power },
+            ],
+        )
+    }
+}
+
+/// b - a for every cumulative counter (gauges such as free blocks are taken from b).
+pub fn delta(a: &Counters, b: &Counters) -> Counters {
+    Counters {
+        host_read_bytes: b.host_read_bytes - a.host_read_bytes,
+        host_write_bytes: b.host_write_bytes - a.host_write_bytes,
+        host_trim_bytes: b.host_trim_bytes - a.host_trim_bytes,
+        host_reads: b.host_reads - a.host_reads,
+        host_writes: b.host_writes - a.host_writes,
+        nand_write_bytes: b.nand_write_bytes - a.nand_write_bytes,
+        nand_read_bytes: b.nand_read_bytes - a.nand_read_bytes,
+        gc_write_bytes: b.gc_write_bytes - a.gc_write_bytes,
+        gc_victims: b.gc_victims - a.gc_victims,
+        erases: b.erases - a.erases,
+        free_blocks: b.free_blocks,
+        gc_stall_ns: b.gc_stall_ns - a.gc_stall_ns,
+        buffer_stall_ns: b.buffer_stall_ns - a.buffer_stall_ns,
+        energy_j: b.energy_j - a.energy_j,
+    }
+}

@@ -1,0 +1,151 @@
+//! Options shared by every command that runs a workload on a simulated drive, parsed in two
+//! stages: raw strings from clap, then validated values with errors naming the flag.
+
+use super::CliError;
+use clap::Args;
+use host_bench::simrun::SimConfig;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Which drive, at which capacity and scale, with which seed.
+#[derive(Debug, Args, Clone)]
+pub struct DriveArgs {
+    /// Drive profile: an embedded name (`ssdlab drives`) or a profile TOML path.
+    #[arg(long, default_value = "generic-tlc")]
+    pub drive: String,
+    /// User capacity at full scale, e.g. 6.4TB, 7680GB, 500GiB (raises OP by shrinking the
+    /// namespace, as reviewers do).
+    #[arg(long, conflicts_with = "op")]
+    pub user_capacity: Option<String>,
+    /// Over-provisioning (raw - user) / user, e.g. 28% or 0.28.
+    #[arg(long)]
+    pub op: Option<String>,
+    /// Simulate 1/N of the drive (same channels, dies, planes, timing and OP), e.g. 1/64.
+    /// Default: automatic, at most 64 GiB of simulated NAND.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Master seed of every random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// GC victim policy (overrides the profile): greedy or cost-benefit.
+    #[arg(long)]
+    pub gc_policy: Option<String>,
+}
+
+impl DriveArgs {
+    pub fn to_config(&self) -> Result<SimConfig, CliError> {
+        let mut c = SimConfig::new(self.drive.clone(), self.seed);
+        if let Some(u) = &self.user_capacity {
+            c.user_capacity_bytes = Some(parse_capacity(u).map_err(|e| CliError::bad_input(format!("--user-capacity {u}: {e}")))?);
+        }
+        if let Some(o) = &self.op {
+            c.op = Some(parse_fraction(o).map_err(|e| CliError::bad_input(format!("--op {o}: {e}")))?);
+        }
+        if let Some(s) = &self.scale {
+            c.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
+        }
+        if let Some(p) = &self.gc_policy {
+            c.gc_policy = Some(match p.as_str() {
+                "greedy" => ftl::GcPolicy::Greedy,
+                "cost-benefit" => ftl::GcPolicy::CostBenefit,
+                _ => return Err(CliError::bad_input(format!("--gc-policy {p}: allowed greedy or cost-benefit"))),
+            });
+        }
+        Ok(c)
+    }
+}
+
+/// "6.4TB" (decimal), "500GiB" (binary), or plain bytes.
+pub fn parse_capacity(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| "not a number with a unit like 6.4TB or 512GiB".to_string())?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1048576.0,
+        "gib" => 1073741824.0,
+        "tib" => 1099511627776.0,
+        _ => return Err(format!("unknown unit '{unit}' (allowed B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)")),
+    };
+    let v = n * mult;
+    if !(v >= 1.0 && v < 1e17) {
+        return Err("out of range (allowed 1 B ..= 100 PB)".into());
+    }
+    Ok(v as u64)
+}
+
+/// "28%" or "0.28" -> 0.28.
+pub fn parse_fraction(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map_err(|_| "not a percentage".to_string())? / 100.0
+    } else {
+        t.parse::<f64>().map_err(|_| "not a number".to_string())?
+    };
+    if !(v > 0.0 && v <= 10.0) {
+        return Err("out of range (allowed 0% < OP <= 1000%)".into());
+    }
+    Ok(v)
+}
+
+/// "1/16" or "16" -> 16.
+pub fn parse_scale(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let d = t.strip_prefix("1/").unwrap_or(t);
+    match d.parse::<u32>() {
+        Ok(n) if (1..=1 << 20).contains(&n) => Ok(n),
+        _ => Err("allowed 1/N with N in 1..=1048576".into()),
+    }
+}
+
+/// Ctrl-C sets the returned flag; a second Ctrl-C exits at once.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupted: finishing the current step and writing partial results (Ctrl-C again to abort)");
+    });
+    flag
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise.
+pub fn progress_bar(label: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(1000);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {percent:>3}% {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacities_fractions_scales() {
+        assert_eq!(parse_capacity("6.4TB").unwrap(), 6_400_000_000_000);
+        assert_eq!(parse_capacity("1GiB").unwrap(), 1 << 30);
+        assert!(parse_capacity("6.4XB").is_err());
+        assert!((parse_fraction("28%").unwrap() - 0.28).abs() < 1e-12);
+        assert!(parse_fraction("0%").is_err());
+        assert_eq!(parse_scale("1/16").unwrap(), 16);
+        assert!(parse_scale("1/0").is_err());
+    }
+}

@@ -1,0 +1,181 @@
+//! `ssdlab run JOB.fio`: run a fio job file on a simulated drive (or, with `--target`, on a real
+//! file or block device) and report like fio, plus the drive's own counters.
+
+use super::common::{interrupt_flag, parse_capacity, progress_bar, DriveArgs};
+use super::{print_out, CliError};
+use clap::{Args, ValueEnum};
+use host_bench::job::{self, JobFile, ParseOptions};
+use host_bench::real::{RealOptions, RealTarget};
+use host_bench::report::{fio_json, normal_text, series_csv, JsonOptions};
+use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
+use host_bench::simrun::{SimSession};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Normal,
+    Json,
+    #[value(name = "json+")]
+    JsonPlus,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// fio job file.
+    pub job: PathBuf,
+    #[command(flatten)]
+    pub drive: DriveArgs,
+    /// Output format, as fio's --output-format.
+    #[arg(long, value_enum, default_value = "normal")]
+    pub output_format: OutputFormat,
+    /// Write the report here instead of stdout.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Per-second time series (CSV); with several jobs, one file per job (`NAME.JOB.csv`).
+    #[arg(long)]
+    pub timeseries: Option<PathBuf>,
+    /// Warn about unknown job-file options instead of failing.
+    #[arg(long)]
+    pub ignore_unsupported: bool,
+    /// Run on a real file or block device instead of the simulator (O_DIRECT, io_uring).
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// Size of the real target window (default: the largest job size, or the device).
+    #[arg(long, requires = "target")]
+    pub target_size: Option<String>,
+    /// Allow writing to a block device holding a partition table or filesystem.
+    #[arg(long, requires = "target")]
+    pub allow_destroy: bool,
+    /// Stamp written blocks and check them on reads (real target).
+    #[arg(long, requires = "target")]
+    pub verify: bool,
+}
+
+pub fn run(a: RunArgs) -> Result<(), CliError> {
+    let file = job::parse_path(&a.job, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
+        .map_err(CliError::bad_input)?;
+    for w in &file.warnings {
+        eprintln!("warning: {w}");
+    }
+    let stop = interrupt_flag();
+    let pb = progress_bar("run");
+    let mut on_progress = |p: RunProgress| {
+        let f = (p.group as f64 + p.fraction) / p.groups.max(1) as f64;
+        pb.set_position((f * 1000.0) as u64);
+    };
+    let (json_value, result, csvs) = if let Some(path) = &a.target {
+        run_real(&a, &file, path, &stop, &mut on_progress)?
+    } else {
+        let cfg = a.drive.to_config()?;
+        let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
+        let r = s.run(&file, Some(&stop), Some(&mut on_progress)).map_err(CliError::failed)?;
+        let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
+        let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
+        (v, r, csvs)
+    };
+    pb.finish_and_clear();
+    let text = match a.output_format {
+        OutputFormat::Normal => normal_summary(&result, &json_value),
+        _ => format!("{}\n", serde_json::to_string_pretty(&json_value).unwrap_or_default()),
+    };
+    match &a.output {
+        Some(p) => std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?,
+        None => print_out(&text)?,
+    }
+    if let Some(ts) = &a.timeseries {
+        write_series(ts, &csvs)?;
+    }
+    if result.interrupted {
+        return Err(CliError::failed("interrupted; partial results written"));
+    }
+    Ok(())
+}
+
+type RealOutcome = (Value, RunResult, Vec<(String, String)>);
+
+fn run_real(
+    a: &RunArgs,
+    file: &JobFile,
+    path: &Path,
+    stop: &std::sync::atomic::AtomicBool,
+    progress: &mut dyn FnMut(RunProgress),
+) -> Result<RealOutcome, CliError> {
+    let mut o = RealOptions::new(path);
+    o.allow_destroy = a.allow_destroy;
+    o.verify = a.verify;
+    o.queue_depth = file.jobs.iter().map(|j| j.iodepth * j.numjobs).max().unwrap_or(1).max(1);
+    o.max_block_bytes = file
+        .jobs
+        .iter()
+        .flat_map(|j| j.bs_bytes.iter().copied().chain(j.bssplit.iter().flatten().map(|e| e.bytes)))
+        .max()
+        .unwrap_or(4096)
+        .max(4096)
+        .next_multiple_of(4096);
+    o.size_bytes = match &a.target_size {
+        Some(s) => Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?),
+        None => file.jobs.iter().filter_map(|j| match j.size {
+            Some(job::SizeSpec::Bytes(b)) => Some(b),
+            _ => None,
+        }).max(),
+    };
+    let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
+    let mut ro = RunOptions::new(a.drive.seed);
+    ro.stop = Some(stop);
+    ro.progress = Some(progress);
+    let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
+    let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
+    if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
+        o.insert("target".into(), json!(t.description()));
+        o.insert("engine".into(), json!(format!("{:?}", t.engine_kind())));
+        if let Some(rep) = t.verify_report() {
+            o.insert("verify".into(), json!(format!("{rep:?}")));
+        }
+    }
+    let csvs = r.jobs.iter().map(|j| (j.name.clone(), series_csv(&j.series, &[]))).collect();
+    if let Some(rep) = t.verify_report() {
+        if rep.mismatches > 0 {
+            return Err(CliError::failed(format!("verify found {} mismatching blocks", rep.mismatches)));
+        }
+    }
+    Ok((v, r, csvs))
+}
+
+/// fio's text summary plus the drive's counters.
+fn normal_summary(r: &RunResult, v: &Value) -> String {
+    let mut s = normal_text(r);
+    let x = &v["ssdlab"];
+    if x.get("write_amplification").is_some() {
+        s.push_str(&format!(
+            "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
+            x["drive"].as_str().unwrap_or("?"),
+            x["scale"]["divisor"],
+            x["user_capacity_bytes"].as_f64().unwrap_or(0.0) / 1e12,
+            x["op_pct"].as_f64().unwrap_or(0.0),
+            x["seed"],
+            x["write_amplification"].as_f64().unwrap_or(0.0),
+            x["nand_write_bytes"].as_f64().unwrap_or(0.0) / 1e9,
+            x["gc_stall_s"].as_f64().unwrap_or(0.0),
+            x["avg_power_w"].as_f64().unwrap_or(0.0),
+            x["erase_count"]["min"],
+            x["erase_count"]["avg"].as_f64().unwrap_or(0.0),
+            x["erase_count"]["max"],
+        ));
+        s.push_str("  (IOPS, bandwidth and latency are full-scale figures; the run was shortened by the scale factor, byte counters are of the simulated drive)\n");
+    }
+    s
+}
+
+fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> {
+    let write = |p: &Path, text: &str| std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())));
+    if csvs.len() == 1 {
+        return write(path, &csvs[0].1);
+    }
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("series");
+    for (name, text) in csvs {
+        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        write(&path.with_file_name(format!("{stem}.{safe}.csv")), text)?;
+    }
+    Ok(())
+}
