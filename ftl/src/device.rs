@@ -126,13 +126,13 @@ const TAG_ERASE: u64 = 4 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
 
 #[derive(Clone, Copy, Debug)]
-enum DevEvent {
+pub(crate) enum DevEvent {
     Dispatch(u32),
     Done(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Cmd {
+pub(crate) struct Cmd {
     tag: u64,
     op: HostOp,
     first_lpn: u32,
@@ -145,7 +145,7 @@ struct Cmd {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct PuRec {
+pub(crate) struct PuRec {
     block: u32,
     die: u32,
     mus: u32,
@@ -156,7 +156,7 @@ struct PuRec {
 
 /// What stops host writes at the moment, for stall-time accounting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stall {
+pub(crate) enum Stall {
     None,
     Buffer(SimTime),
     Space(SimTime),
