@@ -200,6 +200,34 @@ impl BlockTable {
         self.free_total += 1;
     }
 
+    /// Relinks every closed block (reserved ones excluded) into the valid-count buckets, after
+    /// `state` and `valid` were rewritten wholesale (power-loss recovery).
+    pub fn rebuild_buckets(&mut self) {
+        self.bucket_head.fill(NIL);
+        self.next.fill(NIL);
+        self.prev.fill(NIL);
+        self.min_hint = 0;
+        for b in 0..self.state.len() as u32 {
+            if self.state[b as usize] == BlockState::Closed && !self.is_reserved(b) {
+                self.link(b);
+            }
+        }
+        self.min_hint = 0;
+    }
+
+    /// Rebuilds the per-die free lists from `state` (lowest block first).
+    pub fn rebuild_free_lists(&mut self, layout: &Layout) {
+        for q in &mut self.free {
+            q.clear();
+        }
+        for (b, &s) in self.state.iter().enumerate() {
+            if s == BlockState::Free {
+                self.free[layout.die_of_block(b as u32) as usize].push_back(b as u32);
+            }
+        }
+        self.free_total = self.free.iter().map(|q| q.len() as u32).sum();
+    }
+
     /// Number of blocks in each state: (free, open, closed, victim), reserved blocks excluded.
     pub fn census(&self) -> (u32, u32, u32, u32) {
         let mut c = [0u32; 4];

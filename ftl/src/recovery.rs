@@ -1,0 +1,237 @@
+//! Sudden power loss, and the rebuild of the mapping from what is on NAND.
+//!
+//! The DRAM state (L2P, valid counts, lists, streams, queues) is lost at a cut; what survives is
+//! each programmed unit's spare area (its LPN in `p2l`, its write sequence in `seq`) and the TRIM
+//! journal. Durable means programmed: `offset < prog_done[block]`. The rebuild scans every
+//! programmed unit and keeps, per LPN, the copy with the highest sequence unless a journaled TRIM
+//! is newer. This is correct because the device erases a GC victim only after the copies of its
+//! data are safe (programmed, or in PLP-protected DRAM with PLP), so a relocated unit whose new
+//! copy was lost still has its old copy on the victim.
+//!
+//! Limit: sequences are `u32` and compared without wrap-around, so a simulation must stay below
+//! 2^32 binds + trims (16 TiB of NAND writes at 4 KiB units) to cut power safely.
+
+use crate::blocks::BlockState;
+use crate::core::FtlCore;
+use crate::device::{SimSsd, Stall};
+use crate::layout::NONE;
+
+/// Why the mapping cannot be rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecoveryError {
+    #[error("power loss needs write sequences in the spare area: build the device with track_sequence")]
+    NoSequence,
+    #[error("rebuilt state is inconsistent: {0}")]
+    Inconsistent(String),
+}
+
+/// What the rebuild found on NAND.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RebuildReport {
+    /// LPNs mapped after the rebuild.
+    pub mapped_lpns: u64,
+    /// Units placed but never programmed, whose content is gone (host, GC or padding).
+    pub unprogrammed_mus: u64,
+    /// Partly written blocks closed where their programmed part ends.
+    pub truncated_blocks: u32,
+    /// Blocks erased during boot: interrupted erases and blocks with nothing programmed.
+    pub erased_at_boot: u32,
+    /// Highest write sequence found (spare areas and TRIM journal).
+    pub max_seq: u32,
+}
+
+/// What a power cut did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PowerCutReport {
+    pub at_ns: u64,
+    pub plp: bool,
+    /// Host units in the write buffer at the cut (acknowledged or admitted, not yet programmed):
+    /// lost without PLP, flushed with PLP.
+    pub buffered_host_mus: u64,
+    /// Units the capacitors programmed (PLP only), padding included.
+    pub flushed_mus: u64,
+    /// Padding added to complete the open program units for the flush (counted as NAND writes).
+    pub pad_mus: u64,
+    /// Host commands in flight and not acknowledged: dropped (the host sees no completion).
+    pub dropped_commands: u64,
+    pub rebuild: RebuildReport,
+}
+
+impl FtlCore {
+    /// Rebuilds mapping, valid counts, block states, bucket and free lists and the streams from
+    /// the spare areas of programmed units and the TRIM journal. `erase_interrupted` lists the
+    /// victims whose erase was under way at the cut: their content is undefined, so they are
+    /// erased again. Open blocks are closed (truncated) where their programmed part ends.
+    pub fn rebuild_from_nand(&mut self, erase_interrupted: &[u32]) -> Result<RebuildReport, RecoveryError> {
+        if !self.cfg.track_sequence {
+            return Err(RecoveryError::NoSequence);
+        }
+        let mut rep = RebuildReport::default();
+        for &b in erase_interrupted {
+            if (b as usize) < self.blocks.state.len() {
+                self.erase_at_boot(b);
+                rep.erased_at_boot += 1;
+            }
+        }
+        let mpb = self.layout.mus_per_block;
+        let now_mus = self.stats.host_write_mus;
+        for b in 0..self.layout.blocks {
+            let i = b as usize;
+            if self.blocks.state[i] == BlockState::Free || self.blocks.is_reserved(b) {
+                continue;
+            }
+            let (durable, written) = (self.blocks.prog_done[i].min(self.blocks.write_ptr[i]), self.blocks.write_ptr[i]);
+            let first = self.layout.first_ppn(b) as usize;
+            // What was placed but not programmed never reached the cells.
+            for ppn in first + durable as usize..first + written as usize {
+                rep.unprogrammed_mus += (self.p2l[ppn] != NONE) as u64;
+                self.p2l[ppn] = NONE;
+            }
+            if durable == 0 {
+                self.erase_at_boot(b);
+                rep.erased_at_boot += 1;
+                continue;
+            }
+            if self.blocks.state[i] == BlockState::Open {
+                self.blocks.closed_at[i] = now_mus;
+            }
+            if durable < mpb {
+                rep.truncated_blocks += 1;
+            }
+            self.blocks.write_ptr[i] = durable;
+            self.blocks.prog_done[i] = durable;
+            self.blocks.state[i] = BlockState::Closed;
+        }
+        rep.max_seq = self.rebuild_l2p();
+        self.blocks.valid.fill(0);
+        for &ppn in &self.l2p {
+            if ppn != NONE {
+                self.blocks.valid[self.layout.block_of(ppn) as usize] += 1;
+            }
+        }
+        rep.mapped_lpns = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
+        self.blocks.rebuild_buckets();
+        self.blocks.rebuild_free_lists(&self.layout);
+        self.restart_streams(rep.max_seq.wrapping_add(1));
+        self.check_invariants().map_err(RecoveryError::Inconsistent)?;
+        Ok(rep)
+    }
+
+    /// Newest programmed copy per LPN, then journaled TRIMs newer than it. Returns the highest
+    /// sequence seen.
+    fn rebuild_l2p(&mut self) -> u32 {
+        self.l2p.fill(NONE);
+        let mut max_seq = 0;
+        let user = self.cfg.user_mus;
+        for b in 0..self.layout.blocks {
+            if self.blocks.state[b as usize] != BlockState::Closed {
+                continue;
+            }
+            let first = self.layout.first_ppn(b);
+            for ppn in first..first + self.blocks.write_ptr[b as usize] {
+                let lpn = self.p2l[ppn as usize];
+                if lpn == NONE || lpn >= user {
+                    continue; // padding
+                }
+                let s = self.seq[ppn as usize];
+                max_seq = max_seq.max(s);
+                let cur = self.l2p[lpn as usize];
+                if cur == NONE || s > self.seq[cur as usize] {
+                    self.l2p[lpn as usize] = ppn;
+                }
+            }
+        }
+        for &(lpn, s) in &self.trim_log {
+            max_seq = max_seq.max(s);
+            let Some(slot) = self.l2p.get_mut(lpn as usize) else { continue };
+            if *slot != NONE && self.seq[*slot as usize] < s {
+                *slot = NONE;
+            }
+        }
+        max_seq
+    }
+
+    /// Erases a block during boot: blank spare area, free, one more erase.
+    fn erase_at_boot(&mut self, b: u32) {
+        let i = b as usize;
+        let first = self.layout.first_ppn(b) as usize;
+        self.p2l[first..first + self.layout.mus_per_block as usize].fill(NONE);
+        self.blocks.state[i] = BlockState::Free;
+        self.blocks.valid[i] = 0;
+        self.blocks.write_ptr[i] = 0;
+        self.blocks.prog_done[i] = 0;
+        self.blocks.erase_count[i] += 1;
+        self.stats.erases += 1;
+    }
+}
+
+impl SimSsd {
+    /// Cuts power at the current simulated instant, then boots: in-flight NAND operations and
+    /// host commands are dropped; with PLP the capacitors first program everything placed in the
+    /// write buffer (open program units padded); the mapping is rebuilt from NAND. The device
+    /// keeps working afterwards, at the same simulated time.
+    pub fn power_cut(&mut self) -> Result<PowerCutReport, RecoveryError> {
+        if !self.core.cfg.track_sequence {
+            return Err(RecoveryError::NoSequence);
+        }
+        let mut rep = PowerCutReport {
+            at_ns: self.now,
+            plp: self.plp,
+            buffered_host_mus: self.buffer_used_mus,
+            dropped_commands: self.outstanding as u64,
+            ..Default::default()
+        };
+        self.flash.power_cut();
+        // Victims whose erase was submitted are exactly those no longer queued.
+        let queued: std::collections::HashSet<u32> = self.victims.iter().map(|&(b, _)| b).collect();
+        let interrupted: Vec<u32> = (0..self.core.layout.blocks)
+            .filter(|b| self.core.blocks.state[*b as usize] == BlockState::Victim && !queued.contains(b))
+            .collect();
+        if self.plp {
+            let pad_before = self.core.stats.pad_mus;
+            let mut ev = std::mem::take(&mut self.scratch);
+            self.core.pad_open_units(&mut ev);
+            ev.clear(); // programmed within the capacitors' hold-up time, not scheduled
+            self.scratch = ev;
+            rep.pad_mus = self.core.stats.pad_mus - pad_before;
+            let bt = &mut self.core.blocks;
+            for i in 0..bt.state.len() {
+                if bt.state[i] != BlockState::Free && bt.prog_done[i] < bt.write_ptr[i] {
+                    rep.flushed_mus += (bt.write_ptr[i] - bt.prog_done[i]) as u64;
+                    bt.prog_done[i] = bt.write_ptr[i];
+                }
+            }
+        }
+        self.reset_volatile();
+        rep.rebuild = self.core.rebuild_from_nand(&interrupted)?;
+        Ok(rep)
+    }
+
+    /// Forgets every queue, command and in-flight operation of the controller.
+    fn reset_volatile(&mut self) {
+        match self.stall {
+            Stall::Buffer(t) => self.counters.buffer_stall_ns += self.now - t,
+            Stall::Space(t) => self.counters.gc_stall_ns += self.now - t,
+            Stall::None => {}
+        }
+        self.stall = Stall::None;
+        self.events.clear();
+        self.cmds.clear();
+        self.free_cmds.clear();
+        self.outstanding = 0;
+        self.pending_writes.clear();
+        self.buffer_used_mus = 0;
+        self.ctrl_free = self.now;
+        self.pcie_in_free = self.now;
+        self.pcie_out_free = self.now;
+        self.pus.clear();
+        self.free_pus.clear();
+        self.waiting_programs.clear();
+        self.gc_reads.reset();
+        for t in &mut self.pu_done {
+            t.reset();
+        }
+        self.victims.clear();
+        self.pending_erases = 0;
+    }
+}
