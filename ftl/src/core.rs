@@ -248,16 +248,11 @@ impl FtlCore {
 
     /// Picks a victim that the GC stream has room to relocate.
     pub fn pick_victim(&mut self) -> Option<u32> {
-        // Greedy cannot exploit separated streams: cold (GC-stream) blocks keep their invalid
-        // space until they are as empty as hot ones, so the spare sits in the wrong pool
-        // (Rosenblum & Ousterhout 1992, sec. 3.6: greedy did worse with locality). The age term
-        // of cost-benefit is what makes separation pay, so separation implies it.
-        let policy = if self.cfg.hot_cold_separation { GcPolicy::CostBenefit } else { self.cfg.policy };
-        if policy == GcPolicy::Greedy {
+        if self.cfg.policy == GcPolicy::Greedy {
             // Advance the bucket hint past empty buckets (amortised O(1)).
             self.blocks.min_valid_closed(self.layout.mus_per_block);
         }
-        let v = choose_victim(&self.blocks, policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
+        let v = choose_victim(&self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
         let need = self.blocks.valid[v as usize] as u64;
         let room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
         (room >= need).then_some(v)
