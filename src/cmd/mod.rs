@@ -1,6 +1,7 @@
 //! Subcommands. To add one: a variant on [`Command`] (its doc comment is the help text), a module
 //! here with a `run` function returning `Result<(), CliError>`, and an arm in [`Command::run`].
 
+mod bench;
 mod common;
 mod drive;
 mod drives;
@@ -23,6 +24,8 @@ pub enum Command {
     },
     /// Run a fio job file on a simulated drive (or a real one with --target).
     Run(run::RunArgs),
+    /// Simulator speed (4 KiB random writes per wall second) and FTL memory per 4 KiB of NAND.
+    Bench(bench::BenchArgs),
 }
 
 impl Command {
@@ -31,6 +34,7 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Bench(args) => bench::run(args),
         }
     }
 }

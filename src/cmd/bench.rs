@@ -1,0 +1,170 @@
+//! `ssdlab bench`: how fast the simulator runs and how much memory the FTL needs.
+//!
+//! (a) simulated host 4 KiB random writes per wall-clock second in steady state, single-threaded,
+//! on a scaled drive (fill, one drive-write of warm-up, then the measured drive-writes);
+//! (b) bytes of FTL memory per 4 KiB of raw NAND: the mapping tables, the sequence array if kept
+//! and the block table, over the raw mapping units, with the process RSS as a cross-check;
+//! (c) with `--full-scale`, the same memory figure for the drive built at scale 1.
+
+use super::common::parse_scale;
+use super::{print_out, CliError};
+use clap::Args;
+use ftl::device::{DeviceOptions, HostOp, SimSsd};
+use std::fmt::Write as _;
+use std::time::Instant;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Drive profile (embedded name or TOML path).
+    #[arg(long, default_value = "generic-tlc")]
+    drive: String,
+    /// Simulate 1/N of the drive; default: automatic, at most 8 GiB of simulated NAND.
+    #[arg(long)]
+    scale: Option<String>,
+    /// Random-write drive-writes measured after the warm-up.
+    #[arg(long, default_value_t = 2.0)]
+    drive_writes: f64,
+    /// Queue depth of the closed-loop host.
+    #[arg(long, default_value_t = 32)]
+    qd: u32,
+    /// Also build the drive at scale 1 and measure its memory (allocates ~17 GB for 8 TiB).
+    #[arg(long)]
+    full_scale: bool,
+    /// Keep write sequences (power-loss mode): 4 more bytes per unit.
+    #[arg(long)]
+    track_sequence: bool,
+}
+
+/// Automatic scale: the smallest power-of-two divisor that keeps the simulated NAND <= 8 GiB.
+fn auto_scale(raw_bytes: u64) -> u32 {
+    let mut n = 1u32;
+    while raw_bytes / n as u64 > 8 << 30 && n < 1 << 20 {
+        n *= 2;
+    }
+    n
+}
+
+/// FTL table bytes of a built device: L2P + P2L (+ sequences) + block table.
+fn table_bytes(d: &SimSsd) -> u64 {
+    let c = &d.core;
+    let words = c.l2p.capacity() + c.p2l.capacity() + c.seq.capacity();
+    // Per block: state, stream (1 B each), valid, write and program pointers, erase count,
+    // bucket links (4 B each) and the close time (8 B); free-list entries (4 B).
+    let per_block = 2 + 4 * 4 + 2 * 4 + 8 + 4;
+    words as u64 * 4 + c.layout.blocks as u64 * per_block
+}
+
+/// SplitMix64 (Steele et al. 2014): a seeded stream of offsets without a dependency.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) as u128 * n as u128 >> 64) as u64
+    }
+}
+
+/// Resident set size of this process, bytes (Linux; 0 elsewhere).
+fn rss_bytes() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Runs the closed loop: `n` commands from `next`, QD `qd`. Returns the commands completed.
+fn closed_loop(d: &mut SimSsd, qd: u32, n: u64, mut next: impl FnMut() -> u64) -> Result<u64, CliError> {
+    let mut tag = 0u64;
+    let mut submitted = 0u64;
+    let mut done = 0u64;
+    while submitted < n.min(qd as u64) {
+        d.submit(tag, HostOp::Write, next(), 4096).map_err(CliError::failed)?;
+        (tag, submitted) = (tag + 1, submitted + 1);
+    }
+    while d.next_completion(None).is_some() {
+        done += 1;
+        if submitted < n {
+            d.submit(tag, HostOp::Write, next(), 4096).map_err(CliError::failed)?;
+            (tag, submitted) = (tag + 1, submitted + 1);
+        }
+    }
+    Ok(done)
+}
+
+pub fn run(a: BenchArgs) -> Result<(), CliError> {
+    let p = ftl::profile::load(&a.drive)?;
+    let scale = match &a.scale {
+        Some(s) => parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?,
+        None => auto_scale(p.geometry.raw_bytes()),
+    };
+    if !(a.drive_writes > 0.0 && a.drive_writes <= 100.0) || a.qd == 0 || a.qd > 4096 {
+        return Err(CliError::bad_input("--drive-writes allowed 0 < x <= 100, --qd allowed 1..=4096"));
+    }
+    let opts = DeviceOptions { scale_divisor: scale, track_sequence: a.track_sequence, ..Default::default() };
+    let mut d = SimSsd::new(&p, &opts).map_err(CliError::bad_input)?;
+    let user_units = d.capacity().user_bytes_sim / 4096;
+    let raw_mus = d.core.layout.total_mus();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "ssdlab bench: {} at scale 1/{scale} ({:.2} GiB raw simulated, {} user 4 KiB units), QD {}",
+        a.drive,
+        d.capacity().raw_bytes_sim as f64 / (1u64 << 30) as f64,
+        user_units,
+        a.qd
+    );
+    let mut lba = 0u64;
+    closed_loop(&mut d, a.qd, user_units, || {
+        lba += 1;
+        (lba - 1) * 4096
+    })?;
+    let mut rng = SplitMix(1);
+    closed_loop(&mut d, a.qd, user_units, || rng.below(user_units) * 4096)?;
+    let before = d.counters();
+    let n = (user_units as f64 * a.drive_writes) as u64;
+    let t0 = Instant::now();
+    let done = closed_loop(&mut d, a.qd, n, || rng.below(user_units) * 4096)?;
+    let wall = t0.elapsed().as_secs_f64();
+    let c = d.counters();
+    let wa = (c.nand_write_bytes - before.nand_write_bytes) as f64 / (c.host_write_bytes - before.host_write_bytes) as f64;
+    d.check_invariants().map_err(CliError::failed)?;
+    let _ = writeln!(
+        out,
+        "(a) steady-state 4 KiB random writes: {:.2} M simulated host writes per wall second ({done} in {wall:.2} s, WA {wa:.3})",
+        done as f64 / wall / 1e6
+    );
+    let tb = table_bytes(&d);
+    let _ = writeln!(
+        out,
+        "(b) FTL tables {:.1} MiB = {:.2} bytes per 4 KiB of raw NAND ({raw_mus} units); process RSS {:.1} MiB = {:.2} bytes per 4 KiB",
+        tb as f64 / (1u64 << 20) as f64,
+        tb as f64 / raw_mus as f64,
+        rss_bytes() as f64 / (1u64 << 20) as f64,
+        rss_bytes() as f64 / raw_mus as f64
+    );
+    drop(d);
+    if a.full_scale {
+        let rss0 = rss_bytes();
+        let t0 = Instant::now();
+        let opts = DeviceOptions { scale_divisor: 1, track_sequence: a.track_sequence, ..Default::default() };
+        let d = SimSsd::new(&p, &opts).map_err(CliError::failed)?;
+        let raw_mus = d.core.layout.total_mus();
+        let tb = table_bytes(&d);
+        let rss = rss_bytes().saturating_sub(rss0);
+        let _ = writeln!(
+            out,
+            "(c) full scale: {:.2} TiB raw, {raw_mus} units, built in {:.1} s: FTL tables {:.2} GiB = {:.2} bytes per 4 KiB; RSS growth {:.2} GiB = {:.2} bytes per 4 KiB",
+            d.capacity().raw_bytes_sim as f64 / (1u64 << 40) as f64,
+            t0.elapsed().as_secs_f64(),
+            tb as f64 / (1u64 << 30) as f64,
+            tb as f64 / raw_mus as f64,
+            rss as f64 / (1u64 << 30) as f64,
+            rss as f64 / raw_mus as f64
+        );
+    }
+    print_out(&out)
+}
