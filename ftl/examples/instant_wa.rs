@@ -15,7 +15,7 @@ fn main() {
     let l = Layout::new(g, 4096).unwrap();
     let thr = (l.blocks / 100).max(4);
     let user = (l.total_mus() as f64 / (1.0 + op)) as u32;
-    let cfg = CoreConfig { user_mus: user, policy: ftl::GcPolicy::Greedy, hot_cold_separation: sep, gc_threshold_blocks: thr, host_reserve_blocks: thr / 2, reserved_blocks_per_die: 0, track_sequence: false };
+    let cfg = CoreConfig { user_mus: user, policy: if a.get(6).map(String::as_str) == Some("cb") { ftl::GcPolicy::CostBenefit } else { ftl::GcPolicy::Greedy }, hot_cold_separation: sep, gc_threshold_blocks: thr, host_reserve_blocks: thr / 2, reserved_blocks_per_die: 0, track_sequence: false };
     let mut f = InstantFtl::new(l, cfg);
     for i in 0..user { f.write(i).unwrap(); }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);

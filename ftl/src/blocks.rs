@@ -41,6 +41,8 @@ pub struct BlockTable {
     prev: Vec<u32>,
     /// No non-empty bucket below this index.
     min_hint: u32,
+    /// Blocks returned to the free lists so far: lets callers cache "no block available".
+    pub releases: u64,
 }
 
 const NIL: u32 = u32::MAX;
@@ -77,6 +79,7 @@ impl BlockTable {
             next: vec![NIL; n],
             prev: vec![NIL; n],
             min_hint: 0,
+            releases: 0,
         }
     }
 
@@ -159,12 +162,6 @@ impl BlockTable {
         None
     }
 
-    /// The same answer as [`Self::min_valid_closed`] without moving the hint (read-only use).
-    pub fn peek_min_valid_closed(&self, limit: u32) -> Option<u32> {
-        (self.min_hint..limit.min(self.bucket_head.len() as u32))
-            .map(|v| self.bucket_head[v as usize])
-            .find(|&h| h != NIL)
-    }
 
     pub fn free_total(&self) -> u32 {
         self.free_total
@@ -198,6 +195,7 @@ impl BlockTable {
         self.prog_done[i] = 0;
         self.free[die as usize].push_back(block);
         self.free_total += 1;
+        self.releases += 1;
     }
 
     /// Relinks every closed block (reserved ones excluded) into the valid-count buckets, after

@@ -5,7 +5,7 @@
 
 use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
-use crate::gc_policy::choose_victim;
+use crate::gc_policy::VictimChooser;
 use crate::layout::{Layout, NONE};
 
 /// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
@@ -88,6 +88,25 @@ pub struct FtlCore {
     streams: [Stream; 2],
     pub stats: FtlStats,
     next_seq: u32,
+    chooser: VictimChooser,
+    /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
+    host_blocked_at: std::cell::Cell<Option<u64>>,
+}
+
+/// How many spare-area entries ahead GC relocation prefetches the L2P entry.
+const PREFETCH_AHEAD: u32 = 12;
+
+/// Hints the CPU to bring `v[i]` into cache (no effect where unsupported or out of range).
+#[inline(always)]
+pub fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(i) {
+        // SAFETY: a prefetch never faults and does not access memory architecturally; the
+        // pointer comes from a live reference anyway.
+        unsafe { std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
 }
 
 /// No block can take more data for this stream right now.
@@ -109,6 +128,8 @@ impl FtlCore {
             cfg,
             stats: FtlStats::default(),
             next_seq: 1,
+            host_blocked_at: std::cell::Cell::new(None),
+            chooser: VictimChooser::default(),
         }
     }
 
@@ -130,8 +151,20 @@ impl FtlCore {
         if s.pu_fill > 0 {
             return true;
         }
+        // While blocked, the answer can only change when a block is released (host open blocks
+        // only fill up): skip the die scan until then.
+        if self.host_blocked_at.get() == Some(self.blocks.releases) {
+            return false;
+        }
         let reserve_ok = self.blocks.free_total() > self.cfg.host_reserve_blocks;
-        (0..self.layout.dies).any(|d| self.die_has_room(s, d) || (reserve_ok && self.blocks.free_on_die(d) > 0))
+        // Same order as start_unit: from the cursor, which usually succeeds at once.
+        let dies = self.layout.dies;
+        let ok = (0..dies).any(|k| {
+            let d = (s.cursor + k) % dies;
+            self.die_has_room(s, d) || (reserve_ok && self.blocks.free_on_die(d) > 0)
+        });
+        self.host_blocked_at.set(if ok { None } else { Some(self.blocks.releases) });
+        ok
     }
 
     fn die_has_room(&self, s: &Stream, die: u32) -> bool {
@@ -248,11 +281,7 @@ impl FtlCore {
 
     /// Picks a victim that the GC stream has room to relocate.
     pub fn pick_victim(&mut self) -> Option<u32> {
-        if self.cfg.policy == GcPolicy::Greedy {
-            // Advance the bucket hint past empty buckets (amortised O(1)).
-            self.blocks.min_valid_closed(self.layout.mus_per_block);
-        }
-        let v = choose_victim(&self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
+        let v = self.chooser.choose(&mut self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
         let need = self.blocks.valid[v as usize] as u64;
         let room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
         (room >= need).then_some(v)
@@ -291,6 +320,13 @@ impl FtlCore {
                         break;
                     }
                     let ppn = base + off;
+                    // The spare area is read sequentially; the L2P lookups it leads to are random.
+                    // Prefetching a few units ahead overlaps those cache misses.
+                    if let Some(&ahead) = self.p2l.get((ppn + PREFETCH_AHEAD) as usize) {
+                        if ahead != NONE {
+                            prefetch(&self.l2p, ahead as usize);
+                        }
+                    }
                     let lpn = self.p2l[ppn as usize];
                     if lpn == NONE || self.l2p[lpn as usize] != ppn {
                         continue;
@@ -374,6 +410,8 @@ impl FtlCore {
             (s.pu_fill, s.pu_host) = (0, 0);
         }
         self.next_seq = next_seq.max(1);
+        self.chooser.reset();
+        self.host_blocked_at.set(None);
     }
 
     /// Checks the structural invariants; returns a description of the first violation.

@@ -383,6 +383,8 @@ impl SimSsd {
             }
         };
         self.outstanding += 1;
+        // The first mapping lookup of this command is a likely cache miss: start it now.
+        crate::core::prefetch(&self.core.l2p, first as usize);
         let start = self.ctrl_free.max(self.now);
         self.ctrl_free = start + self.ctrl_ns_per_cmd;
         if start == self.now {

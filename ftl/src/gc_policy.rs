@@ -1,45 +1,95 @@
 //! GC victim choice, as pure decision functions over the block table (policy apart from the
 //! relocation that carries it out).
+//!
+//! - Greedy: fewest valid units (Rosenblum & Ousterhout's "greedy" cleaner). With large blocks it
+//!   behaves like FIFO for uniform writes (Desnoyers 2012). O(1) amortised via the block table's
+//!   valid-count buckets.
+//! - Cost-benefit: maximise `(1 - u) * age / (2u)` (Rosenblum & Ousterhout 1992; the `2u` counts
+//!   reading and rewriting the live data), with age in host MUs written since the block closed.
+//!   Better than greedy under skew with separated streams, because cold blocks are collected at
+//!   higher utilisation. Scoring every block per victim is O(blocks), so candidates are ranked in
+//!   batches: one scan ranks the best `blocks / CB_BATCH_DIVISOR` blocks, later picks take the
+//!   next still-closed candidate, and the batch is refreshed when exhausted. Scores move slowly
+//!   (a block's age grows, its utilisation only falls), so a batch stays near-optimal.
 
 use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
 
-/// Picks the closed block to collect next, or `None` when no closed block has an invalid unit.
-///
-/// - Greedy: fewest valid units (Rosenblum & Ousterhout's "greedy" cleaner). With large blocks it
-///   behaves like FIFO for uniform writes (Desnoyers 2012).
-/// - Cost-benefit: maximise `(1 - u) * age / (2u)` (Rosenblum & Ousterhout 1992; the `2u` counts
-///   reading and rewriting the live data), with age in host MUs written since the block closed.
-///   Better than greedy under skew because cold blocks are collected at higher utilisation.
-pub fn choose_victim(blocks: &BlockTable, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
-    match policy {
-        GcPolicy::Greedy => greedy(blocks, mus_per_block),
-        GcPolicy::CostBenefit => cost_benefit(blocks, mus_per_block, now_mus),
+/// A cost-benefit batch holds this fraction of all blocks (at least one).
+pub const CB_BATCH_DIVISOR: usize = 256;
+
+/// Victim chooser with the state the policies keep between picks.
+#[derive(Debug, Default)]
+pub struct VictimChooser {
+    /// Cost-benefit candidates, best last.
+    batch: Vec<u32>,
+}
+
+impl VictimChooser {
+    /// Picks the closed block to collect next, or `None` when no closed block has an invalid unit.
+    pub fn choose(&mut self, blocks: &mut BlockTable, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+        match policy {
+            GcPolicy::Greedy => blocks.min_valid_closed(mus_per_block),
+            GcPolicy::CostBenefit => self.cost_benefit(blocks, mus_per_block, now_mus),
+        }
+    }
+
+    fn cost_benefit(&mut self, blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+        loop {
+            while let Some(&b) = self.batch.last() {
+                let i = b as usize;
+                if blocks.state[i] == BlockState::Closed && blocks.valid[i] < mus_per_block {
+                    return Some(b);
+                }
+                self.batch.pop();
+            }
+            if !self.refill(blocks, mus_per_block, now_mus) {
+                return None;
+            }
+        }
+    }
+
+    /// Ranks all closed blocks and keeps the best batch; false when there is no candidate.
+    fn refill(&mut self, blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> bool {
+        let mut scored: Vec<(f64, u32)> = Vec::new();
+        for (i, (&s, &v)) in blocks.state.iter().zip(blocks.valid.iter()).enumerate() {
+            if s != BlockState::Closed || v >= mus_per_block || blocks.write_ptr[i] == 0 {
+                continue;
+            }
+            scored.push((score(v, mus_per_block, now_mus.saturating_sub(blocks.closed_at[i])), i as u32));
+        }
+        if scored.is_empty() {
+            return false;
+        }
+        let keep = (blocks.state.len() / CB_BATCH_DIVISOR).clamp(1, scored.len());
+        // Highest scores first; ties broken by block id for determinism.
+        let by_score = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if keep < scored.len() {
+            scored.select_nth_unstable_by(keep - 1, by_score);
+            scored.truncate(keep);
+        }
+        scored.sort_unstable_by(by_score);
+        self.batch.clear();
+        self.batch.extend(scored.iter().rev().map(|&(_, b)| b));
+        true
+    }
+
+    /// Forgets batched candidates (after power-loss recovery rebuilds the block table).
+    pub fn reset(&mut self) {
+        self.batch.clear();
     }
 }
 
-fn greedy(blocks: &BlockTable, mus_per_block: u32) -> Option<u32> {
-    // A full block gains nothing; the bucket lists hold only closed (never reserved) blocks.
-    blocks.peek_min_valid_closed(mus_per_block)
+/// Cost-benefit score of a block with `valid` of `mus_per_block` units, closed `age` ago.
+pub fn score(valid: u32, mus_per_block: u32, age: u64) -> f64 {
+    if valid == 0 {
+        return f64::INFINITY;
+    }
+    let u = valid as f64 / mus_per_block as f64;
+    (1.0 - u) * (age + 1) as f64 / (2.0 * u)
 }
 
-fn cost_benefit(blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> Option<u32> {
-    let mut best = 0.0f64;
-    let mut pick = None;
-    for (i, (&s, &v)) in blocks.state.iter().zip(blocks.valid.iter()).enumerate() {
-        if s != BlockState::Closed || v >= mus_per_block || blocks.write_ptr[i] == 0 {
-            continue;
-        }
-        if v == 0 {
-            return Some(i as u32);
-        }
-        let u = v as f64 / mus_per_block as f64;
-        let age = (now_mus.saturating_sub(blocks.closed_at[i]) + 1) as f64;
-        let score = (1.0 - u) * age / (2.0 * u);
-        if score > best {
-            best = score;
-            pick = Some(i as u32);
-        }
-    }
-    pick
+/// One-shot choice without batching (tests and the reference model).
+pub fn choose_victim(blocks: &mut BlockTable, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+    VictimChooser::default().choose(blocks, policy, mus_per_block, now_mus)
 }
