@@ -10,3 +10,5 @@ pub mod runner;
 pub mod sim;
 pub mod simrun;
 pub mod report;
+pub mod suites;
+pub mod plot;

@@ -6,6 +6,11 @@ mod common;
 mod drive;
 mod drives;
 mod run;
+mod pts;
+mod ezfio;
+mod profile;
+mod act;
+mod fob;
 
 use clap::Subcommand;
 use ftl::profile::ProfileError;
@@ -34,6 +39,11 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Pts(args) => pts::run(args),
+            Command::Ezfio(args) => ezfio::run(args),
+            Command::Profile(args) => profile::run(args),
+            Command::Act(args) => act::run(args),
+            Command::Fob(args) => fob::run(args),
             Command::Bench(args) => bench::run(args),
         }
     }

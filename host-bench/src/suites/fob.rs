@@ -1,0 +1,319 @@
+//! Fresh-out-of-box -> transition -> steady state: purge, optionally fill sequentially, then
+//! 4 KiB random writes (QD32 x 4 jobs) for N drive writes, reporting per-second IOPS and WA.
+//! PTS-E WSAT is the same curve without the fill (4 user capacities), so it lives here too.
+//!
+//! Time to steady state applies the SNIA detector ([`super::steady`]) to 1-minute rounds of
+//! IOPS: it is the start of the first 5-minute window that passes.
+
+use super::steady::{self, Determination};
+use super::{cell, parse_job, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use crate::plot::{self, Chart, Series, Style};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Curve options; recorded in the result JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct CurveOptions {
+    /// Sequential 128 KiB fill of the user capacity before the random writes.
+    pub fill: bool,
+    /// Random writes, in user capacities.
+    pub drive_writes: f64,
+    pub threads: u32,
+    pub qd: u32,
+    pub bs_bytes: u32,
+    /// Time cap, full-scale seconds.
+    pub max_s: f64,
+    /// Round length of the steady-state detector, full-scale seconds.
+    pub round_s: f64,
+}
+
+impl CurveOptions {
+    /// `ssdlab fob` defaults: fill, 3 drive writes, 4 KiB QD32 x 4 jobs.
+    pub fn fob() -> Self {
+        CurveOptions {
+            fill: true,
+            drive_writes: 3.0,
+            threads: 4,
+            qd: 32,
+            bs_bytes: 4096,
+            max_s: 7.0 * 86_400.0,
+            round_s: 60.0,
+        }
+    }
+
+    /// PTS-E WSAT: from purge, 4 user capacities or 24 h.
+    pub fn wsat(threads: u32, qd: u32, capacities: f64, max_s: f64) -> Self {
+        CurveOptions {
+            fill: false,
+            drive_writes: capacities,
+            threads,
+            qd,
+            bs_bytes: 4096,
+            max_s,
+            round_s: 60.0,
+        }
+    }
+
+    fn validate(&self) -> Result<(), SuiteError> {
+        let ok = self.drive_writes > 0.0
+            && self.drive_writes <= 100.0
+            && self.threads >= 1
+            && self.qd >= 1
+            && self.max_s > 0.0
+            && self.round_s > 0.0;
+        if ok {
+            Ok(())
+        } else {
+            Err(SuiteError::BadOption {
+                option: "curve",
+                problem: "drive writes in (0, 100], threads and qd >= 1, durations > 0".into(),
+            })
+        }
+    }
+}
+
+/// One second (full-scale) of the curve.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// End of the interval, full-scale seconds since the random writes began.
+    pub t_s: f64,
+    pub iops: f64,
+    pub write_mbps: f64,
+    pub mean_lat_us: f64,
+    /// Host writes so far, in user capacities.
+    pub drive_writes: f64,
+    /// Host writes so far at full scale, GB.
+    pub gb_written: f64,
+    /// NAND / host writes in this interval (simulator only).
+    pub wa: Option<f64>,
+}
+
+/// The whole curve and its steady-state determination.
+#[derive(Clone, Debug, Serialize)]
+pub struct Curve {
+    pub options: CurveOptions,
+    /// How the drive was returned to fresh-out-of-box.
+    pub purge: Value,
+    pub fill: Option<Perf>,
+    pub perf: Option<Perf>,
+    pub points: Vec<CurvePoint>,
+    /// Mean IOPS per round of `round_s`.
+    pub rounds: Vec<f64>,
+    pub determination: Option<Determination>,
+    /// Start of the first passing window, full-scale seconds; `None` if not reached.
+    pub time_to_steady_state_s: Option<f64>,
+    pub interrupted: bool,
+}
+
+/// Purges `bench` and runs the curve.
+pub fn run_curve(
+    bench: &mut dyn Bench,
+    o: &CurveOptions,
+    ctl: &mut Ctl,
+) -> Result<Curve, SuiteError> {
+    o.validate()?;
+    let purge = bench.purge()?;
+    let fill = if o.fill {
+        super::pts::precondition(bench, 1, ctl, (0.0, 0.1))?
+    } else {
+        None
+    };
+    let cap = bench.info().capacity_bytes;
+    let per_job = ((cap as f64 * o.drive_writes / o.threads as f64) as u64 / u64::from(o.bs_bytes))
+        .max(1)
+        * u64::from(o.bs_bytes);
+    let text = format!(
+        "[randwrite]\nrw=randwrite\nbs={}\niodepth={}\nnumjobs={}\ngroup_reporting\nio_size={per_job}\nruntime={}ms\n",
+        o.bs_bytes,
+        o.qd,
+        o.threads,
+        (o.max_s * 1000.0).round() as u64
+    );
+    let mut curve = Curve {
+        options: o.clone(),
+        purge,
+        fill,
+        perf: None,
+        points: Vec::new(),
+        rounds: Vec::new(),
+        determination: None,
+        time_to_steady_state_s: None,
+        interrupted: ctl.stopped(),
+    };
+    if curve.interrupted {
+        return Ok(curve);
+    }
+    let r = bench.run_job(
+        &parse_job(&text, "randwrite.fio")?,
+        ctl,
+        "random writes",
+        (0.1, 1.0),
+    )?;
+    curve.interrupted = r.interrupted;
+    let Some(job) = r.jobs.first() else {
+        return Ok(curve);
+    };
+    curve.perf = Some(Perf::of(job, bench));
+    let ts = bench.time_scale();
+    let mut bytes = 0u64;
+    for p in &job.series {
+        bytes += p.bytes[1];
+        let t0 = job.start_ns + p.start_ns;
+        let wa = bench.counters(t0, t0 + p.duration_ns).and_then(|c| {
+            (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64)
+        });
+        curve.points.push(CurvePoint {
+            t_s: r6((p.start_ns + p.duration_ns) as f64 / 1e9 / ts),
+            iops: r6(p.iops(1)),
+            write_mbps: r6(p.bw_bytes_per_s(1) / 1e6),
+            mean_lat_us: r6(p.lat_mean_ns[1] / 1e3),
+            drive_writes: r6(bytes as f64 / cap.max(1) as f64),
+            gb_written: r6(bytes as f64 / ts / 1e9),
+            wa: wa.map(r6),
+        });
+    }
+    curve.rounds = minute_rounds(&curve.points, o.round_s);
+    curve.determination = steady::first_reached_within(&curve.rounds, usize::MAX);
+    curve.time_to_steady_state_s = curve
+        .determination
+        .as_ref()
+        .filter(|d| d.reached)
+        .map(|d| (d.rounds[0] - 1) as f64 * o.round_s);
+    Ok(curve)
+}
+
+/// Mean IOPS per complete round of `round_s` seconds (a trailing partial round is dropped).
+fn minute_rounds(points: &[CurvePoint], round_s: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let (mut sum, mut n, mut k) = (0.0, 0usize, 1usize);
+    for p in points {
+        sum += p.iops;
+        n += 1;
+        if p.t_s >= k as f64 * round_s - 1e-6 {
+            out.push(r6(sum / n as f64));
+            (sum, n, k) = (0.0, 0, k + 1);
+        }
+    }
+    out
+}
+
+/// Writes `{prefix}.json`, `{prefix}.csv` and the plots.
+pub fn write_curve(
+    out: &mut OutDir,
+    prefix: &str,
+    title: &str,
+    curve: &Curve,
+    meta: Value,
+) -> Result<(), SuiteError> {
+    let mut v = meta;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("curve".into(), json!(curve));
+        o.insert("time_to_steady_state_note".into(), json!("start of the first 5-round window of 1-minute IOPS rounds that passes the SNIA range (20%) and slope (10%) criteria"));
+    }
+    out.json(&format!("{prefix}.json"), &v)?;
+    let rows: Vec<Vec<String>> = curve
+        .points
+        .iter()
+        .map(|p| {
+            vec![
+                cell(p.t_s),
+                cell(p.iops),
+                cell(p.write_mbps),
+                cell(p.mean_lat_us),
+                cell(p.drive_writes),
+                cell(p.gb_written),
+                p.wa.map_or(String::new(), cell),
+            ]
+        })
+        .collect();
+    out.csv(
+        &format!("{prefix}.csv"),
+        &[
+            "time_s",
+            "write_iops",
+            "write_mbps",
+            "write_lat_mean_us",
+            "drive_writes",
+            "gb_written",
+            "wa",
+        ],
+        &rows,
+    )?;
+    let ss_line = |x_of: &dyn Fn(&CurvePoint) -> f64| -> Option<Series> {
+        let d = curve.determination.as_ref().filter(|d| d.reached)?;
+        let (a, b) = (curve.points.first()?, curve.points.last()?);
+        Some(
+            Series::new(
+                "steady-state average",
+                vec![(x_of(a), d.average), (x_of(b), d.average)],
+                Style::Dashed,
+            )
+            .color((200, 0, 0)),
+        )
+    };
+    let iops = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
+        let mut c =
+            Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS").with(Series::new(
+                "IOPS (per second)",
+                curve.points.iter().map(|p| (x_of(p), p.iops)).collect(),
+                Style::Line,
+            ));
+        c.series.extend(ss_line(x_of));
+        c
+    };
+    let wa = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
+        Chart::new("write amplification per interval", xl, "WA").with(
+            Series::new(
+                "WA",
+                curve
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((x_of(p), p.wa?)))
+                    .collect(),
+                Style::Line,
+            )
+            .color((0, 120, 0)),
+        )
+    };
+    let t = |p: &CurvePoint| p.t_s;
+    let dw = |p: &CurvePoint| p.drive_writes;
+    let gb = |p: &CurvePoint| p.gb_written;
+    let svg = |r: Result<String, plot::PlotError>, name: &str| {
+        r.map_err(|e| SuiteError::Plot {
+            name: name.into(),
+            message: e.to_string(),
+        })
+    };
+    out.text(
+        &format!("{prefix}-time.svg"),
+        &svg(
+            plot::render_stacked(&iops(&t, "time (s)"), &wa(&t, "time (s)")),
+            "time",
+        )?,
+    )?;
+    out.text(
+        &format!("{prefix}-drive-writes.svg"),
+        &svg(
+            plot::render_stacked(&iops(&dw, "drive writes"), &wa(&dw, "drive writes")),
+            "drive writes",
+        )?,
+    )?;
+    out.text(
+        &format!("{prefix}-gb-written.svg"),
+        &svg(plot::render(&iops(&gb, "GB written")), "gb")?,
+    )?;
+    Ok(())
+}
+
+/// `ssdlab fob`: runs the curve and writes `fob.json`, `fob.csv` and the plots.
+pub fn run(
+    bench: &mut dyn Bench,
+    o: &CurveOptions,
+    out: &mut OutDir,
+    ctl: &mut Ctl,
+) -> Result<Curve, SuiteError> {
+    let curve = run_curve(bench, o, ctl)?;
+    let meta = json!({"suite": "fob-to-steady-state", "options": o, "config": bench.describe()});
+    write_curve(out, "fob", "FOB -> steady state", &curve, meta)?;
+    Ok(curve)
+}

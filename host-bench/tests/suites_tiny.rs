@@ -1,0 +1,181 @@
+//! Every suite end to end on the `tiny` drive with short settings.
+
+use host_bench::simrun::SimConfig;
+use host_bench::suites::{act, ezfio, fob, pts, pts_report, vdbench, Ctl, OutDir, SimBench};
+use std::path::{Path, PathBuf};
+
+fn bench() -> SimBench {
+    SimBench::new(SimConfig::new("tiny", 7)).unwrap()
+}
+
+fn out(name: &str) -> OutDir {
+    let dir = std::env::temp_dir().join(format!("ssdlab-suites-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    OutDir::create(dir).unwrap()
+}
+
+fn assert_svgs(dir: &Path, names: &[String]) {
+    let svgs: Vec<PathBuf> = names
+        .iter()
+        .filter(|n| n.ends_with(".svg"))
+        .map(|n| dir.join(n))
+        .collect();
+    assert!(!svgs.is_empty(), "no plots in {names:?}");
+    for p in svgs {
+        let t = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            t.starts_with("<svg") || t.starts_with("<?xml"),
+            "{}",
+            p.display()
+        );
+        assert!(t.trim_end().ends_with("</svg>"), "{}", p.display());
+    }
+}
+
+#[test]
+fn pts_iops_reaches_steady_state_with_56_cells() {
+    let mut o = pts::PtsOptions::new(pts::PtsTest::Iops);
+    o.cell_s = 0.3;
+    let mut b = bench();
+    let mut d = out("pts");
+    let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
+    let seg = &r.segments[0];
+    assert!(seg.reached(), "tracking {:?}", seg.tracking_values);
+    assert!(seg.rounds.len() >= 5 && seg.rounds.len() <= 25);
+    let t = seg.window_table();
+    assert_eq!(t.len(), 56);
+    let at = |m: u32, bs: u32| {
+        t.iter()
+            .find(|c| c.cell.read_pct == m && c.cell.bs_bytes == bs)
+            .unwrap()
+            .iops
+    };
+    for bs in [4096, 8192, 65536] {
+        assert!(at(100, bs) > at(0, bs) && at(65, bs) > at(5, bs), "bs {bs}");
+    }
+    let csv = std::fs::read_to_string(d.path().join("iops-table.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 9, "{csv}");
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn pts_wsat_falls_from_fob_to_steady_state() {
+    let mut o = pts::PtsOptions::new(pts::PtsTest::Wsat);
+    o.wsat_capacities = 3.0;
+    let mut b = bench();
+    let mut d = out("wsat");
+    let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
+    let c = r.wsat.unwrap();
+    let first = c.points[0].iops;
+    let last = c.points[c.points.len() - 2].iops;
+    assert!(first > 2.0 * last, "first {first} last {last}");
+    assert!(c.points.iter().any(|p| p.wa.is_some_and(|w| w > 1.5)));
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn ezfio_quick_computes_cov() {
+    let o = ezfio::EzfioOptions {
+        point_s: 0.1,
+        stability_s: 8.0,
+        quick: true,
+    };
+    let mut b = bench();
+    let mut d = out("ezfio");
+    let r = ezfio::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
+    assert_eq!(r.tests.len(), 7);
+    let s = r.stability.unwrap();
+    assert!(
+        s.iops_per_s.len() >= 7 && s.average > 0.0 && s.cov_pct > 0.0 && s.cov_pct < 100.0,
+        "{s:?}"
+    );
+    let by_threads = r
+        .tests
+        .iter()
+        .find(|t| t.name == "rnd-read-4k-by-threads")
+        .unwrap();
+    assert!(by_threads.points.last().unwrap().perf.iops > 2.0 * by_threads.points[0].perf.iops);
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn vdbench_latency_increases_with_load() {
+    let p = vdbench::profile("oracle").unwrap();
+    let o = vdbench::CurveOptions {
+        point_s: 0.5,
+        steps_pct: vec![10, 50, 90, 100],
+        ..Default::default()
+    };
+    let mut b = bench();
+    let mut d = out("vdbench");
+    let r = vdbench::run(&mut b, p, &o, &mut d, &mut Ctl::default()).unwrap();
+    assert_eq!(r.read_split_used.iter().map(|s| s.1).sum::<u32>(), 100);
+    assert_eq!(r.curve.len(), 4);
+    let lat: Vec<f64> = r.curve.iter().map(|c| c.perf.lat.mean_us).collect();
+    assert!(lat[3] > lat[0] && lat[2] > lat[0], "{lat:?}");
+    let max = r.max.unwrap().perf.iops;
+    assert!((r.curve[0].perf.iops / (0.1 * max) - 1.0).abs() < 0.1);
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn act_passes_low_load_and_fails_absurd_load() {
+    let mut o = act::ActOptions {
+        hours: 0.02,
+        slice_s: 24.0,
+        ..Default::default()
+    };
+    let mut d = out("act");
+    let ok = act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
+    assert_eq!(ok.read_bytes, 1536);
+    assert_eq!(ok.slices.len(), 3);
+    assert!(
+        ok.passed,
+        "{:?}",
+        ok.slices.iter().map(|s| s.pct_over_ms).collect::<Vec<_>>()
+    );
+    assert_svgs(d.path(), d.written());
+    o.load = 300.0;
+    o.hours = 0.005;
+    o.slice_s = 9.0;
+    let bad = act::run(&mut bench(), &o, &mut out("act-bad"), &mut Ctl::default()).unwrap();
+    assert!(!bad.passed);
+}
+
+#[test]
+fn fob_curve_decreases_then_flattens() {
+    let o = fob::CurveOptions {
+        drive_writes: 8.0,
+        round_s: 2.0,
+        ..fob::CurveOptions::fob()
+    };
+    let mut d = out("fob");
+    let c = fob::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
+    let n = c.points.len();
+    assert!(n > 20, "{n}");
+    let early = c.points[0].iops;
+    let tail: Vec<f64> = c.points[n * 2 / 3..n - 1].iter().map(|p| p.iops).collect();
+    let tail_avg = tail.iter().sum::<f64>() / tail.len() as f64;
+    assert!(early > 1.2 * tail_avg, "early {early} tail {tail_avg}");
+    assert!(
+        tail.iter().all(|v| (v / tail_avg - 1.0).abs() < 0.35),
+        "{tail:?}"
+    );
+    assert!(c.time_to_steady_state_s.is_some(), "{:?}", c.rounds);
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn same_seed_gives_identical_json() {
+    let run = |name: &str| {
+        let o = act::ActOptions {
+            hours: 0.005,
+            slice_s: 9.0,
+            ..Default::default()
+        };
+        let mut d = out(name);
+        act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
+        std::fs::read(d.path().join("act.json")).unwrap()
+    };
+    assert_eq!(run("det-a"), run("det-b"));
+}
