@@ -6,6 +6,8 @@ mod common;
 mod drive;
 mod drives;
 mod run;
+mod calibrate;
+mod validate;
 mod pts;
 mod ezfio;
 mod profile;
@@ -31,6 +33,10 @@ pub enum Command {
     Run(run::RunArgs),
     /// Simulator speed (4 KiB random writes per wall second) and FTL memory per 4 KiB of NAND.
     Bench(bench::BenchArgs),
+    /// Compare every row of a measured CSV with the simulated drive: predicted, measured, error.
+    Validate(validate::ValidateArgs),
+    /// Fit profile parameters to measured figures and write the calibrated profile.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 impl Command {
@@ -39,6 +45,8 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Validate(args) => validate::run(args),
+            Command::Calibrate(args) => calibrate::run(args),
             Command::Pts(args) => pts::run(args),
             Command::Ezfio(args) => ezfio::run(args),
             Command::Profile(args) => profile::run(args),

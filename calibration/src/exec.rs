@@ -1,0 +1,259 @@
+//! Running plans on simulated drives.
+//!
+//! Plans that share a drive, a user capacity and a state form a group that runs on one
+//! simulated drive in a fixed order: a sequential fill, the read measurements, the sequential
+//! writes, then (steady state) random writes to steady state and the random-write and mixed
+//! measurements. Preconditioning once per group instead of once per row keeps runtimes short;
+//! groups run in parallel over the cores. Run lengths are counted in I/Os relative to the
+//! simulated drive, so they mean the same at any scale: 2 drive writes of preconditioning, a
+//! quarter of a drive write (at least 200k I/Os) per random-write measurement.
+
+use crate::plan::{BlockSize, Metric, Phase, Plan};
+use host_bench::job::{self, ParseOptions};
+use host_bench::simrun::{SimConfig, SimSession};
+use rayon::prelude::*;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// How to run: the simulated scale and the master seed.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    /// None = automatic (`host_bench::simrun::auto_scale`).
+    pub scale_divisor: Option<u32>,
+    pub seed: u64,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            scale_divisor: None,
+            seed: 1,
+        }
+    }
+}
+
+/// A plan's simulated figure and the facts needed to read it.
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    pub value: f64,
+    /// Write amplification during the measurement (0 for reads).
+    pub wa: f64,
+    pub scale_divisor: u32,
+}
+
+/// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
+/// or whose run fails gets an error message instead of a value.
+pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+    let groups = group(plans);
+    let done: Vec<Vec<(usize, Result<Prediction, String>)>> = groups
+        .par_iter()
+        .map(|members| run_group(plans, members, s))
+        .collect();
+    let mut out: Vec<Result<Prediction, String>> = vec![Err("not run".into()); plans.len()];
+    for (i, r) in done.into_iter().flatten() {
+        out[i] = r;
+    }
+    out
+}
+
+/// Plan indices grouped by (drive, capacity, steady), in first-appearance order, each group
+/// sorted by phase then appearance.
+pub fn group(plans: &[Plan]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let same = |j: &usize| {
+            let q = &plans[*j];
+            q.drive == p.drive
+                && q.user_capacity_bytes == p.user_capacity_bytes
+                && q.steady == p.steady
+        };
+        match groups.iter_mut().find(|g| g.first().is_some_and(same)) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    for g in &mut groups {
+        g.sort_by_key(|&i| (plans[i].phase, i));
+    }
+    groups
+}
+
+fn run_group(
+    plans: &[Plan],
+    members: &[usize],
+    s: &RunSettings,
+) -> Vec<(usize, Result<Prediction, String>)> {
+    let Some(&first) = members.first() else {
+        return Vec::new();
+    };
+    let p0 = &plans[first];
+    let mut cfg = SimConfig::new(p0.drive.clone(), s.seed);
+    cfg.user_capacity_bytes = p0.user_capacity_bytes;
+    cfg.scale_divisor = s.scale_divisor;
+    let mut session = match SimSession::new(cfg) {
+        Ok(x) => x,
+        Err(e) => return members.iter().map(|&i| (i, Err(e.to_string()))).collect(),
+    };
+    // One series point per full-scale second: the scaled drive runs 1/factor of the time.
+    session.cfg.interval_ns = ((1e9 / session.scale_factor()) as u64).max(1_000);
+    let user_bytes = session.target.ssd.capacity().user_bytes_sim;
+    let mut out = Vec::new();
+    if let Err(e) = run_text(&mut session, &fill_job()) {
+        return members
+            .iter()
+            .map(|&i| (i, Err(format!("fill: {e}"))))
+            .collect();
+    }
+    let mut preconditioned = false;
+    for &i in members {
+        let p = &plans[i];
+        if p.phase == Phase::Random && p.steady && !preconditioned {
+            preconditioned = true;
+            if let Err(e) = run_text(&mut session, &precondition_job(user_bytes)) {
+                out.extend(
+                    members
+                        .iter()
+                        .filter(|&&j| plans[j].phase == Phase::Random)
+                        .map(|&j| (j, Err(format!("precondition: {e}")))),
+                );
+                return out;
+            }
+        }
+        let r = run_text(&mut session, &measure_job(p, user_bytes)).and_then(|v| {
+            let job = v["jobs"]
+                .as_array()
+                .and_then(|a| a.last())
+                .ok_or("no job in the result")?;
+            let value = fio_metric(job, p.metric)
+                .ok_or_else(|| format!("result has no {}", p.metric.name()))?;
+            Ok(Prediction {
+                value,
+                wa: job["ssdlab"]["write_amplification"].as_f64().unwrap_or(0.0),
+                scale_divisor: session.scale_divisor,
+            })
+        });
+        out.push((i, r));
+    }
+    out
+}
+
+fn run_text(session: &mut SimSession, text: &str) -> Result<Value, String> {
+    let file = job::parse_str(text, "calibration.fio", &ParseOptions::default())
+        .map_err(|e| e.to_string())?;
+    let r = session.run(&file, None, None).map_err(|e| e.to_string())?;
+    Ok(session.json(&r, false))
+}
+
+/// One sequential pass at 128k QD64 (ezFIO's fill; PTS-E's is the same transfer twice).
+fn fill_job() -> String {
+    "[fill]\nrw=write\nbs=128k\niodepth=64\nsize=100%\n".into()
+}
+
+/// 2 drive writes of uniform 4k random writes at Q32T4: steady state after a sequential fill.
+fn precondition_job(user_bytes: u64) -> String {
+    let per_job = (2 * user_bytes / 4096 / 4).max(1);
+    format!("[precondition]\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=4\nnorandommap=1\ngroup_reporting=1\nnumber_ios={per_job}\n")
+}
+
+/// I/Os measured: random writes a quarter drive write (at least 200k); reads 400k (1M for
+/// p99.99, so the tail holds 100 samples); sequential transfers a tenth of the drive.
+fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
+    let by_bytes = |share: f64| (user_bytes as f64 * share / p.workload.mean_bytes) as u64;
+    let ios = match (p.phase, p.metric) {
+        (_, Metric::Percentile(q)) if q > 99.9 => 1_000_000,
+        (Phase::Read, _) if p.workload.rw == "read" => by_bytes(0.1).max(20_000),
+        (Phase::Read, _) => 400_000,
+        (Phase::SeqWrite, _) => by_bytes(0.1).max(20_000),
+        (Phase::Random, _) => by_bytes(0.25).max(200_000),
+    };
+    ios.max(p.workload.numjobs as u64)
+}
+
+/// Warm-up job then the measured job (the last in the result), same workload.
+fn measure_job(p: &Plan, user_bytes: u64) -> String {
+    let w = &p.workload;
+    let mut t = String::from("[global]\n");
+    let _ = writeln!(t, "rw={}", w.rw);
+    match &w.bs {
+        BlockSize::Bs(b) => {
+            let _ = writeln!(t, "bs={b}");
+        }
+        BlockSize::Split(s) => {
+            let _ = writeln!(t, "bssplit={s}");
+        }
+    }
+    if let Some(m) = w.rwmixread {
+        let _ = writeln!(t, "rwmixread={m}");
+    }
+    if let Some(r) = w.percentage_random {
+        let _ = writeln!(t, "percentage_random={r}");
+    }
+    let _ = writeln!(
+        t,
+        "iodepth={}\nnumjobs={}\nnorandommap=1\ngroup_reporting=1",
+        w.iodepth, w.numjobs
+    );
+    t.push_str("percentile_list=50:99:99.9:99.99\n");
+    let total = measure_ios(p, user_bytes);
+    let per_job = |n: u64| (n / w.numjobs as u64).max(1);
+    let _ = writeln!(t, "[warm]\nnumber_ios={}", per_job(total / 5));
+    if p.metric == Metric::Cov {
+        // ezFIO's stability test is 20 minutes of per-second IOPS; 5 minutes (scaled with the drive) keep runs short.
+        t.push_str("[measure]\nstonewall\ntime_based=1\nruntime=300\n");
+    } else {
+        let _ = writeln!(t, "[measure]\nstonewall\nnumber_ios={}", per_job(total));
+    }
+    t
+}
+
+/// Reads one metric from a fio JSON job (ssdlab's, or a real fio run's for the fio-native
+/// metrics).
+pub fn fio_metric(job: &Value, metric: Metric) -> Option<f64> {
+    let dirs = [&job["read"], &job["write"]];
+    let ios = |d: &Value| {
+        d["total_ios"]
+            .as_f64()
+            .or_else(|| d["io_bytes"].as_f64().map(|_| 0.0))
+            .unwrap_or(0.0)
+    };
+    match metric {
+        Metric::Iops => Some(dirs.iter().map(|d| d["iops"].as_f64().unwrap_or(0.0)).sum()),
+        Metric::Bandwidth => Some(
+            dirs.iter()
+                .map(|d| d["bw_bytes"].as_f64().unwrap_or(0.0))
+                .sum::<f64>()
+                / 1e6,
+        ),
+        Metric::MeanLatency => {
+            let n: f64 = dirs.iter().map(|d| ios(d)).sum();
+            if n <= 0.0 {
+                return None;
+            }
+            let sum: f64 = dirs
+                .iter()
+                .map(|d| ios(d) * d["clat_ns"]["mean"].as_f64().unwrap_or(0.0))
+                .sum();
+            Some(sum / n / 1e3)
+        }
+        Metric::Percentile(q) => {
+            let d = if ios(dirs[0]) >= ios(dirs[1]) {
+                dirs[0]
+            } else {
+                dirs[1]
+            };
+            d["clat_ns"]["percentile"][format!("{q:.6}")]
+                .as_f64()
+                .map(|ns| ns / 1e3)
+        }
+        Metric::Cov => job["ssdlab"]["iops_cov_pct"].as_f64().or_else(|| {
+            let d = if ios(dirs[0]) >= ios(dirs[1]) {
+                dirs[0]
+            } else {
+                dirs[1]
+            };
+            let (m, sd) = (d["iops_mean"].as_f64()?, d["iops_stddev"].as_f64()?);
+            (m > 0.0).then(|| sd / m * 100.0)
+        }),
+        Metric::Power => job["ssdlab"]["avg_power_w"].as_f64(),
+    }
+}

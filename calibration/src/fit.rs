@@ -1,0 +1,481 @@
+//! The fit: bounded Levenberg-Marquardt on log-parameters against log-residuals.
+//!
+//! Why this optimiser: drive figures are close to power laws of the parameters (IOPS ~ 1/tPROG
+//! when program-bound, latency ~ tR + overhead), so in log space the problem is nearly linear and
+//! Gauss-Newton converges in a few iterations. Each iteration evaluates the base point and one
+//! forward difference per parameter, all in parallel; a step is accepted only if it lowers the
+//! loss (else the damping grows). No randomness: the result depends only on the inputs and the
+//! simulator seed.
+
+use crate::exec::{run_plans, RunSettings};
+use crate::params::Param;
+use crate::plan::{Metric, Plan};
+use ftl::profile::{self, ValidatedProfile};
+use ftl::DriveProfile;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What to fit and how hard.
+#[derive(Clone, Debug)]
+pub struct FitOptions {
+    pub params: Vec<Param>,
+    pub settings: RunSettings,
+    /// Gauss-Newton iterations (each: 1 + parameters simulations, in parallel).
+    pub max_iter: usize,
+    /// Stop when no parameter moves by more than this factor.
+    pub tolerance: f64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            params: crate::params::DEFAULT.to_vec(),
+            settings: RunSettings::default(),
+            max_iter: 6,
+            tolerance: 1.005,
+        }
+    }
+}
+
+/// One fitted parameter.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FittedParam {
+    pub key: &'static str,
+    pub start: f64,
+    pub fitted: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// At a bound: the data wanted to go further than physics allows.
+    pub at_bound: bool,
+}
+
+/// One point of the fit.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FitPoint {
+    pub id: String,
+    pub metric: String,
+    pub measured: f64,
+    pub unit: String,
+    pub predicted_start: f64,
+    pub predicted: f64,
+    pub rel_error: f64,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FitResult {
+    pub params: Vec<FittedParam>,
+    pub points: Vec<FitPoint>,
+    /// Mean squared (Huber) log error before and after.
+    pub loss_start: f64,
+    pub loss: f64,
+    pub simulations: usize,
+    pub iterations: usize,
+    pub seed: u64,
+    #[serde(skip)]
+    pub profile: DriveProfile,
+}
+
+/// Why a fit could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    #[error("no measured point of drive `{0}` can be simulated")]
+    NoPoints(String),
+    #[error("none of the parameters {0} moves any measured point")]
+    NoParams(String),
+    #[error("{0}")]
+    Profile(String),
+}
+
+/// Residual of a failed simulation: a factor of 10, so the optimiser steers away from it.
+const FAIL_RESIDUAL: f64 = std::f64::consts::LN_10;
+
+/// Fits `opts.params` of `base` to the plans (which must all be for this drive).
+pub fn fit(
+    base: &ValidatedProfile,
+    plans: &[Plan],
+    opts: &FitOptions,
+) -> Result<FitResult, FitError> {
+    // cov is a property of the GC schedule's noise, not of these parameters: reported, not fitted.
+    let plans: Vec<Plan> = plans
+        .iter()
+        .filter(|p| p.metric != Metric::Cov)
+        .cloned()
+        .collect();
+    if plans.is_empty() {
+        return Err(FitError::NoPoints(base.profile.name.clone()));
+    }
+    let params: Vec<Param> = opts
+        .params
+        .iter()
+        .copied()
+        .filter(|q| plans.iter().any(|p| q.affects(p)))
+        .collect();
+    if params.is_empty() {
+        let names: Vec<&str> = opts.params.iter().map(|p| p.key()).collect();
+        return Err(FitError::NoParams(names.join(", ")));
+    }
+    let cell = base.geometry.cell.name().to_ascii_lowercase();
+    let bounds: Vec<(f64, f64)> = params.iter().map(|p| p.bounds(&cell)).collect();
+    let x0: Vec<f64> = params
+        .iter()
+        .zip(&bounds)
+        .map(|(p, b)| p.get(&base.profile).clamp(b.0, b.1).ln())
+        .collect();
+    let ev = Evaluator {
+        base: &base.profile,
+        params: &params,
+        plans: &plans,
+        settings: &opts.settings,
+        sims: AtomicU64::new(0),
+    };
+    let all = vec![true; plans.len()];
+    let start_pred = ev.eval(&x0, &all, None);
+    let mut x = x0.clone();
+    let mut pred = start_pred.clone();
+    let mut loss = ev.loss(&pred);
+    let loss_start = loss;
+    let mut lambda = 1e-3;
+    let h = 1.1f64.ln();
+    let mut iterations = 0;
+    for _ in 0..opts.max_iter {
+        iterations += 1;
+        let res = ev.residuals(&pred);
+        // Forward differences (backwards at an upper bound), one simulation per parameter.
+        let cols: Vec<(f64, Vec<Option<f64>>)> = (0..params.len())
+            .into_par_iter()
+            .map(|j| {
+                let step = if x[j] + h > bounds[j].1.ln() { -h } else { h };
+                let mut xj = x.clone();
+                xj[j] += step;
+                let mask: Vec<bool> = plans.iter().map(|p| params[j].affects(p)).collect();
+                (step, ev.eval(&xj, &mask, Some(&pred)))
+            })
+            .collect();
+        let jac: Vec<Vec<f64>> = cols
+            .iter()
+            .map(|(step, pj)| {
+                ev.residuals(pj)
+                    .iter()
+                    .zip(&res)
+                    .map(|(a, b)| (a - b) / step)
+                    .collect()
+            })
+            .collect();
+        let mut improved = false;
+        for _ in 0..4 {
+            let delta = lm_step(&jac, &res, lambda);
+            let xn: Vec<f64> = (0..x.len())
+                .map(|j| {
+                    (x[j] + delta[j].clamp(-std::f64::consts::LN_2, std::f64::consts::LN_2))
+                        .clamp(bounds[j].0.ln(), bounds[j].1.ln())
+                })
+                .collect();
+            let moved = xn
+                .iter()
+                .zip(&x)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            if moved < opts.tolerance.ln() {
+                break;
+            }
+            let pn = ev.eval(&xn, &all, None);
+            let ln = ev.loss(&pn);
+            if ln < loss {
+                x = xn;
+                pred = pn;
+                loss = ln;
+                lambda = (lambda / 3.0).max(1e-6);
+                improved = true;
+                break;
+            }
+            lambda *= 8.0;
+        }
+        if !improved || loss < 1e-8 {
+            break;
+        }
+    }
+    let mut profile = base.profile.clone();
+    let mut fitted = Vec::new();
+    for (j, p) in params.iter().enumerate() {
+        let v = round_param(*p, x[j].exp());
+        p.set(&mut profile, v);
+        let at_bound =
+            (x[j] - bounds[j].0.ln()).abs() < 1e-3 || (x[j] - bounds[j].1.ln()).abs() < 1e-3;
+        fitted.push(FittedParam {
+            key: p.key(),
+            start: p.get(&base.profile),
+            fitted: v,
+            lower: bounds[j].0,
+            upper: bounds[j].1,
+            at_bound,
+        });
+    }
+    let points = plans
+        .iter()
+        .enumerate()
+        .map(|(i, p)| FitPoint {
+            id: p.id.clone(),
+            metric: p.metric.name(),
+            measured: p.measured,
+            unit: p.unit.clone(),
+            predicted_start: start_pred[i].unwrap_or(f64::NAN),
+            predicted: pred[i].unwrap_or(f64::NAN),
+            rel_error: pred[i].map_or(f64::NAN, |v| (v - p.measured) / p.measured),
+        })
+        .collect();
+    Ok(FitResult {
+        params: fitted,
+        points,
+        loss_start,
+        loss,
+        simulations: ev.sims.load(Ordering::Relaxed) as usize,
+        iterations,
+        seed: opts.settings.seed,
+        profile,
+    })
+}
+
+/// Values written back are rounded to what a profile comment can state (3 significant digits
+/// for large values, 0.1 for small ones).
+fn round_param(p: Param, v: f64) -> f64 {
+    match p {
+        Param::TRUs | Param::ReadOverheadUs | Param::WriteAckUs => (v * 10.0).round() / 10.0,
+        _ => (v * 1.0).round().max(1.0),
+    }
+}
+
+/// Solves (JᵀJ + λ diag(JᵀJ)) δ = -Jᵀr; `jac[j][i]` = d r_i / d x_j. Columns without any
+/// sensitivity stay put.
+fn lm_step(jac: &[Vec<f64>], res: &[f64], lambda: f64) -> Vec<f64> {
+    let n = jac.len();
+    let mut a = vec![vec![0.0; n + 1]; n];
+    for j in 0..n {
+        for k in 0..n {
+            a[j][k] = jac[j].iter().zip(&jac[k]).map(|(x, y)| x * y).sum();
+        }
+        a[j][n] = -jac[j].iter().zip(res).map(|(x, y)| x * y).sum::<f64>();
+    }
+    for (j, row) in a.iter_mut().enumerate() {
+        let d = row[j];
+        row[j] = if d > 1e-12 { d * (1.0 + lambda) } else { 1.0 };
+        if d <= 1e-12 {
+            row[n] = 0.0;
+        }
+    }
+    // Gaussian elimination with partial pivoting.
+    for c in 0..n {
+        let piv = (c..n)
+            .max_by(|&p, &q| a[p][c].abs().total_cmp(&a[q][c].abs()))
+            .unwrap_or(c);
+        a.swap(c, piv);
+        let d = a[c][c];
+        if d.abs() < 1e-15 {
+            continue;
+        }
+        for r in 0..n {
+            if r != c {
+                let f = a[r][c] / d;
+                for k in c..=n {
+                    a[r][k] -= f * a[c][k];
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|j| {
+            if a[j][j].abs() < 1e-15 {
+                0.0
+            } else {
+                a[j][n] / a[j][j]
+            }
+        })
+        .collect()
+}
+
+struct Evaluator<'a> {
+    base: &'a DriveProfile,
+    params: &'a [Param],
+    plans: &'a [Plan],
+    settings: &'a RunSettings,
+    sims: AtomicU64,
+}
+
+static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
+
+impl Evaluator<'_> {
+    /// Predictions at log-parameters `x` for the masked plans; the rest copied from `fallback`.
+    fn eval(&self, x: &[f64], mask: &[bool], fallback: Option<&[Option<f64>]>) -> Vec<Option<f64>> {
+        self.sims.fetch_add(1, Ordering::Relaxed);
+        let mut prof = self.base.clone();
+        for (p, v) in self.params.iter().zip(x) {
+            p.set(&mut prof, v.exp());
+        }
+        let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("ssdlab-fit-{}-{n}.toml", std::process::id()));
+        let mut out: Vec<Option<f64>> =
+            fallback.map_or_else(|| vec![None; self.plans.len()], |f| f.to_vec());
+        let text = profile::to_toml(&prof);
+        if std::fs::write(&path, text).is_err() {
+            return vec![None; self.plans.len()];
+        }
+        let drive = path.display().to_string();
+        let idx: Vec<usize> = (0..self.plans.len()).filter(|&i| mask[i]).collect();
+        let sub: Vec<Plan> = idx
+            .iter()
+            .map(|&i| Plan {
+                drive: drive.clone(),
+                ..self.plans[i].clone()
+            })
+            .collect();
+        let res = run_plans(&sub, self.settings);
+        let _ = std::fs::remove_file(&path);
+        for (i, r) in idx.into_iter().zip(res) {
+            out[i] = r.ok().map(|p| p.value);
+        }
+        out
+    }
+
+    /// Huber pseudo-residuals of the log error: quadratic within 25%, linear beyond, so a few
+    /// figures the model cannot reach (a missing mechanism) do not drag every parameter.
+    fn residuals(&self, pred: &[Option<f64>]) -> Vec<f64> {
+        let c = 1.25f64.ln();
+        self.plans
+            .iter()
+            .zip(pred)
+            .map(|(p, v)| match v {
+                Some(v) if *v > 0.0 => (v / p.measured).ln(),
+                _ => FAIL_RESIDUAL,
+            })
+            .map(|r| {
+                if r.abs() <= c {
+                    r
+                } else {
+                    r.signum() * (2.0 * c * r.abs() - c * c).sqrt()
+                }
+            })
+            .collect()
+    }
+
+    fn loss(&self, pred: &[Option<f64>]) -> f64 {
+        let r = self.residuals(pred);
+        r.iter().map(|x| x * x).sum::<f64>() / r.len().max(1) as f64
+    }
+}
+
+/// Writes the fitted values into the base profile's text, keeping its comments: each fitted
+/// key's value is replaced in place (or added under its section), with `# fitted (was X)`.
+pub fn apply_to_text(text: &str, fit: &FitResult) -> String {
+    let mut out = text.to_string();
+    for fp in &fit.params {
+        let Some(p) = Param::from_key(fp.key) else {
+            continue;
+        };
+        let value = match p {
+            Param::TRUs => {
+                let v: Vec<String> = fit
+                    .profile
+                    .timing
+                    .t_r_us
+                    .iter()
+                    .map(|x| format!("{x:.1}"))
+                    .collect();
+                format!("[{}]", v.join(", "))
+            }
+            _ => fmt_value(fp.fitted),
+        };
+        out = set_key(
+            &out,
+            fp.key,
+            &value,
+            &format!("fitted (was {})", fmt_value(fp.start)),
+        );
+    }
+    out
+}
+
+fn fmt_value(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Replaces `key = value` under `[section]` of a TOML text (section.key), or appends it to the
+/// section. The old trailing comment is kept after `note`.
+pub fn set_key(text: &str, dotted: &str, value: &str, note: &str) -> String {
+    let Some((section, key)) = dotted.split_once('.') else {
+        return text.to_string();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let header = format!("[{section}]");
+    let Some(start) = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&header))
+    else {
+        return format!("{}\n{header}\n{key} = {value}  # {note}\n", text.trim_end());
+    };
+    let end = (start + 1..lines.len())
+        .find(|&i| lines[i].trim_start().starts_with('['))
+        .unwrap_or(lines.len());
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let is_key = |l: &str| {
+        l.split('=').next().map(str::trim) == Some(key) && !l.trim_start().starts_with('#')
+    };
+    match (start + 1..end).find(|&i| is_key(lines[i])) {
+        Some(i) => {
+            let old_comment = lines[i]
+                .split_once('#')
+                .map(|(_, c)| c.trim())
+                .unwrap_or("");
+            let lhs = format!("{key} = {value}");
+            let comment = if old_comment.is_empty() {
+                note.to_string()
+            } else {
+                format!("{note}; {old_comment}")
+            };
+            out[i] = format!("{lhs:<30} # {comment}");
+        }
+        None => {
+            let at = (start + 1..end)
+                .rev()
+                .find(|&i| !lines[i].trim().is_empty())
+                .map_or(start + 1, |i| i + 1);
+            out.insert(at, format!("{:<30} # {note}", format!("{key} = {value}")));
+        }
+    }
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_key_replaces_in_section_and_keeps_comment() {
+        let t = "[timing]\nt_prog_us = 1200.0   # one-shot\n[controller]\ncmd_limit_kiops = 10.0\n";
+        let s = set_key(t, "timing.t_prog_us", "1500.0", "fitted (was 1200.0)");
+        assert!(s.contains("t_prog_us = 1500.0"), "{s}");
+        assert!(s.contains("# fitted (was 1200.0); one-shot"), "{s}");
+        let s = set_key(t, "controller.write_ack_us", "7.5", "fitted");
+        let tail: Vec<&str> = s.lines().rev().take(2).collect();
+        assert!(
+            tail[0].starts_with("write_ack_us = 7.5") && tail[0].ends_with("# fitted"),
+            "{s}"
+        );
+        assert_eq!(tail[1], "cmd_limit_kiops = 10.0");
+    }
+
+    #[test]
+    fn lm_step_solves_a_linear_problem() {
+        // r = [x0 - 1, 2 x1 + 2] at x = 0: J = [[1,0],[0,2]] -> delta = [1, -1].
+        let jac = vec![vec![1.0, 0.0], vec![0.0, 2.0]];
+        let d = lm_step(&jac, &[-1.0, 2.0], 0.0);
+        assert!(
+            (d[0] - 1.0).abs() < 1e-12 && (d[1] + 1.0).abs() < 1e-12,
+            "{d:?}"
+        );
+    }
+}

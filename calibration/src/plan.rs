@@ -1,0 +1,390 @@
+//! Workload mapping: what a measured row means as a simulated run.
+//!
+//! A row becomes a [`Plan`]: which drive at which user capacity, which preconditioning (a
+//! sequential fill; for random-write and mixed figures in steady state also random writes to
+//! steady state), the fio workload of the measurement, and the metric to read from its result.
+//! Empty qd/jobs columns take the named tool's documented default for that test; every default
+//! and interpretation is recorded in [`Plan::assumptions`] so the report shows it per row.
+
+use crate::apps;
+use crate::measured::MeasuredRow;
+
+/// What to read from a measurement's fio result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Metric {
+    /// Read + write IOPS.
+    Iops,
+    /// Read + write MB/s (decimal).
+    Bandwidth,
+    /// Mean completion latency, us.
+    MeanLatency,
+    /// Completion-latency percentile (e.g. 99.0), us.
+    Percentile(f64),
+    /// Coefficient of variation of per-second IOPS, %.
+    Cov,
+    /// Mean drive power, W.
+    Power,
+}
+
+impl Metric {
+    /// IOPS and bandwidth are the figures the acceptance median is taken over.
+    pub fn is_throughput(self) -> bool {
+        matches!(self, Metric::Iops | Metric::Bandwidth)
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            Metric::Iops => "iops".into(),
+            Metric::Bandwidth => "bandwidth".into(),
+            Metric::MeanLatency => "mean_latency".into(),
+            Metric::Percentile(p) => format!("p{p}_latency"),
+            Metric::Cov => "cov".into(),
+            Metric::Power => "power".into(),
+        }
+    }
+}
+
+/// When a measurement runs on its group's drive: reads need only the fill; sequential writes
+/// come next; random writes (which need, and leave, a randomly written drive) last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    Read,
+    SeqWrite,
+    Random,
+}
+
+/// The fio workload of one measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// fio `rw`.
+    pub rw: &'static str,
+    /// fio `bs` or, for application profiles, `bssplit`.
+    pub bs: BlockSize,
+    pub rwmixread: Option<u32>,
+    pub percentage_random: Option<u32>,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    /// Mean bytes per I/O (sizes the run).
+    pub mean_bytes: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockSize {
+    Bs(String),
+    Split(String),
+}
+
+/// One row as a simulated run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub id: String,
+    /// Profile name or path given to the simulator.
+    pub drive: String,
+    /// Full-scale user capacity (None = the profile's stock capacity).
+    pub user_capacity_bytes: Option<u64>,
+    /// Random-write preconditioning before the Random phase (state = steady).
+    pub steady: bool,
+    pub phase: Phase,
+    pub workload: Workload,
+    pub metric: Metric,
+    pub measured: f64,
+    pub unit: String,
+    pub assumptions: Vec<String>,
+}
+
+/// Facts about a drive profile the mapping needs.
+pub struct DriveFacts {
+    /// Maximum power of PS0, W: a cap at or above it does not limit the drive.
+    pub ps0_w: f64,
+}
+
+/// A row is either run or skipped with a reason.
+pub enum Mapping {
+    Run(Box<Plan>),
+    Skip(String),
+}
+
+/// Maps one measured row. `facts` answers for known drives only.
+pub fn map_row(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> Mapping {
+    match map_inner(row, facts) {
+        Ok(p) => Mapping::Run(Box::new(p)),
+        Err(reason) => Mapping::Skip(reason),
+    }
+}
+
+fn metric_of(row: &MeasuredRow) -> Result<Metric, String> {
+    let (m, unit) = match row.metric.as_str() {
+        "iops" => (Metric::Iops, "iops"),
+        "bandwidth" => (Metric::Bandwidth, "MB/s"),
+        "mean_latency" => (Metric::MeanLatency, "us"),
+        "p99_latency" => (Metric::Percentile(99.0), "us"),
+        "p99.9_latency" => (Metric::Percentile(99.9), "us"),
+        "p99.99_latency" => (Metric::Percentile(99.99), "us"),
+        "cov" => (Metric::Cov, "percent"),
+        "power" => (Metric::Power, "W"),
+        "relative_iops" => {
+            return Err("relative_iops compares a power-limited run with an unlimited one: needs the power governor \
+                        (--power-cap), which is not in SimConfig yet"
+                .into())
+        }
+        "time_to_steady_state" => {
+            return Err("time to steady state from FOB through a filesystem (NTFS) and a tool (iometer) the simulator \
+                        does not model"
+                .into())
+        }
+        "host_written" => return Err("a note on the reviewer's preconditioning, not a performance figure".into()),
+        "read_latency" if row.tool == "vendor" => return Err("a vendor upper bound, not a measurement".into()),
+        other => return Err(format!("metric `{other}` is not one the simulator reports")),
+    };
+    if !row.unit.eq_ignore_ascii_case(unit) {
+        return Err(format!(
+            "unit `{}` for metric `{}` (expected {unit})",
+            row.unit, row.metric
+        ));
+    }
+    Ok(m)
+}
+
+fn map_inner(
+    row: &MeasuredRow,
+    facts: &dyn Fn(&str) -> Option<DriveFacts>,
+) -> Result<Plan, String> {
+    let f = facts(&row.drive).ok_or_else(|| format!("no drive profile `{}`", row.drive))?;
+    if row.tool == "vendor" {
+        return Err("a vendor statement, not a measurement".into());
+    }
+    let metric = metric_of(row)?;
+    let steady = match row.state.as_str() {
+        "steady" => true,
+        "peak" | "fob" | "FOB" => false,
+        s => {
+            return Err(format!(
+                "state `{s}`: only steady and peak/FOB measurements are modelled"
+            ))
+        }
+    };
+    let mut assumptions = Vec::new();
+    if let Some(cap) = row.power_cap_w {
+        if cap + 1e-9 < f.ps0_w {
+            return Err(format!(
+                "power cap {cap} W below PS0 ({} W): needs the power governor (--power-cap), not in SimConfig yet",
+                f.ps0_w
+            ));
+        }
+    }
+    let mut workload = workload_of(row, &mut assumptions)?;
+    apply_tool_defaults(row, &mut workload, &mut assumptions);
+    let reads_only =
+        workload.rwmixread == Some(100) || workload.rw == "read" || workload.rw == "randread";
+    let phase = if reads_only {
+        Phase::Read
+    } else if workload.rw == "write" {
+        Phase::SeqWrite
+    } else {
+        Phase::Random
+    };
+    assumptions.push(match (steady, phase) {
+        (_, Phase::Read) => "preconditioning: one sequential 128k fill (reads need mapped data, not a random layout)".into(),
+        (_, Phase::SeqWrite) => "preconditioning: one sequential 128k fill (sequential writes keep WA ~1)".into(),
+        (true, Phase::Random) => "preconditioning: sequential fill + 2 drive writes of 4k random writes (Q32T4)".into(),
+        (false, Phase::Random) => {
+            "peak: sequential fill, no random preconditioning (measured right after the group's other tests)".into()
+        }
+    });
+    Ok(Plan {
+        id: row.id.clone(),
+        drive: row.drive.clone(),
+        user_capacity_bytes: row.user_capacity_tb.map(|tb| (tb * 1e12).round() as u64),
+        steady,
+        phase,
+        workload,
+        metric,
+        measured: row.value,
+        unit: row.unit.clone(),
+        assumptions,
+    })
+}
+
+fn parse_kib(bs: &str) -> Option<u32> {
+    let s = bs.trim().to_ascii_lowercase();
+    let n = s.strip_suffix('k').unwrap_or(&s);
+    n.parse::<u32>().ok().filter(|&k| (1..=16_384).contains(&k))
+}
+
+fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, String> {
+    if let Some(app) = apps::find(&row.workload) {
+        let mix = app.read_pct.round() as u32;
+        notes.push(format!(
+            "{} profile: bssplit {} (listed splits rescaled to 100%: the unspecified remainder is assumed to follow \
+             the listed sizes), rwmixread {mix}, {}% random; dedup/compression ratios not modelled",
+            app.name,
+            app.bssplit(),
+            app.random_pct
+        ));
+        return Ok(Workload {
+            rw: "randrw",
+            bs: BlockSize::Split(app.bssplit()),
+            rwmixread: Some(mix),
+            percentage_random: Some(app.random_pct),
+            iodepth: 0,
+            numjobs: 0,
+            mean_bytes: app.mean_bytes(),
+        });
+    }
+    let random = match row.random.as_str() {
+        "yes" => true,
+        "no" => false,
+        r => return Err(format!("random `{r}` without an application profile")),
+    };
+    let Some(read_pct) = row.read_pct else {
+        return Err("read % not given".into());
+    };
+    let kib = if row.bs.is_empty() {
+        let k = if random { 4 } else { 128 };
+        notes.push(format!(
+            "bs not given: {k}k ({} default)",
+            if random { "random" } else { "ezFIO sequential" }
+        ));
+        k
+    } else {
+        parse_kib(&row.bs)
+            .ok_or_else(|| format!("block size `{}` (expected e.g. 4k, 128k)", row.bs))?
+    };
+    let mix = read_pct.round() as u32;
+    let rw = match (random, mix) {
+        (true, 100) => "randread",
+        (true, 0) => "randwrite",
+        (true, _) => "randrw",
+        (false, 100) => "read",
+        (false, 0) => "write",
+        (false, _) => "rw",
+    };
+    Ok(Workload {
+        rw,
+        bs: BlockSize::Bs(format!("{kib}k")),
+        rwmixread: (mix != 0 && mix != 100).then_some(mix),
+        percentage_random: None,
+        iodepth: 0,
+        numjobs: 0,
+        mean_bytes: kib as f64 * 1024.0,
+    })
+}
+
+/// Fills iodepth/numjobs from the row or the tool's documented default for that test.
+fn apply_tool_defaults(row: &MeasuredRow, w: &mut Workload, notes: &mut Vec<String>) {
+    let random = w.rw.starts_with("rand");
+    let tool = row.tool.to_ascii_lowercase();
+    let (qd, jobs, why): (u32, u32, String) = match (row.qd, row.jobs) {
+        (Some(q), Some(j)) => (q, j, String::new()),
+        (Some(q), None) => (
+            q,
+            1,
+            format!("jobs not given: 1 job x QD{q} (fio numjobs default)"),
+        ),
+        (None, Some(j)) => (
+            1,
+            j,
+            format!("qd not given: QD1 x {j} jobs (fio iodepth default)"),
+        ),
+        (None, None) => {
+            if tool.starts_with("ezfio") || tool.starts_with("nvme-cli") {
+                let src = if tool.starts_with("nvme-cli") {
+                    "power read during the ezFIO test: "
+                } else {
+                    ""
+                };
+                if random {
+                    (1, 256, format!("{src}ezFIO default: 4k random by thread count, peak at 256 threads x QD1 (REFERENCE.md)"))
+                } else if w.rw == "read" {
+                    (
+                        256,
+                        1,
+                        format!(
+                            "{src}ezFIO default: SEQ read by block size at QD256 (REFERENCE.md)"
+                        ),
+                    )
+                } else {
+                    (64, 1, format!("{src}ezFIO default: SEQ 128k fill at QD64, its sustained sequential write (REFERENCE.md)"))
+                }
+            } else if tool.starts_with("vdbench") {
+                (32, 8, "vdbench max iorate: threads as the P5430 vdbench rows, 32 x 8 = 256 outstanding (vdbench's own \
+                         default threads=8 would cap a 64-die drive far below the figure)"
+                    .into())
+            } else {
+                (
+                    1,
+                    1,
+                    format!(
+                        "{}: qd/jobs not given: fio defaults iodepth=1, numjobs=1",
+                        row.tool
+                    ),
+                )
+            }
+        }
+    };
+    w.iodepth = qd;
+    w.numjobs = jobs;
+    if !why.is_empty() {
+        notes.push(why);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measured;
+
+    fn row(line: &str) -> MeasuredRow {
+        let head = measured::COLUMNS.join(",");
+        measured::parse(&format!("{head}\n{line}\n"), "t.csv")
+            .unwrap()
+            .remove(0)
+    }
+
+    fn facts(name: &str) -> Option<DriveFacts> {
+        (name == "tiny").then_some(DriveFacts { ps0_w: 8.0 })
+    }
+
+    #[test]
+    fn ezfio_defaults_and_phases() {
+        let r = row("a,tiny,,8,ezfio,steady,4k random write,4k,0,yes,,,iops,1000,iops,");
+        let Mapping::Run(p) = map_row(&r, &facts) else {
+            panic!("skipped")
+        };
+        assert_eq!(
+            (p.workload.iodepth, p.workload.numjobs, p.phase),
+            (1, 256, Phase::Random)
+        );
+        assert!(p.assumptions.iter().any(|a| a.contains("256 threads")));
+        let r = row("b,tiny,,,fio,steady,seq read,128k,100,no,32,1,bandwidth,100,MB/s,");
+        let Mapping::Run(p) = map_row(&r, &facts) else {
+            panic!("skipped")
+        };
+        assert_eq!((p.workload.rw, p.phase), ("read", Phase::Read));
+    }
+
+    #[test]
+    fn skips_say_why() {
+        let cases = [
+            (
+                "a,nosuch,,,fio,steady,w,4k,0,yes,1,1,iops,1,iops,",
+                "no drive profile",
+            ),
+            (
+                "a,tiny,,4,fio,steady,w,4k,0,yes,1,1,iops,1,iops,",
+                "power governor",
+            ),
+            (
+                "a,tiny,,,fio,steady,w,4k,0,yes,1,1,bogus,1,x,",
+                "metric `bogus`",
+            ),
+            ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,iops,1,MB/s,", "unit"),
+        ];
+        for (line, want) in cases {
+            match map_row(&row(line), &facts) {
+                Mapping::Skip(reason) => assert!(reason.contains(want), "{reason}"),
+                Mapping::Run(_) => panic!("{line} ran"),
+            }
+        }
+    }
+}

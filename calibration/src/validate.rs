@@ -1,0 +1,186 @@
+//! Validation: run every measured row that can be modelled and compare. The report is a wire
+//! type (its JSON schema is fixed by issue 6); rows that cannot run are listed with a reason.
+
+use crate::exec::{run_plans, RunSettings};
+use crate::measured::MeasuredRow;
+use crate::plan::{map_row, DriveFacts, Mapping, Plan};
+use ftl::profile;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// One compared row. `rel_error` = (predicted - measured) / measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct RowResult {
+    pub id: String,
+    pub predicted: f64,
+    pub measured: f64,
+    pub unit: String,
+    pub rel_error: f64,
+    pub drive: String,
+    pub metric: String,
+    /// Tool defaults and interpretations used for this row.
+    pub assumptions: Vec<String>,
+    pub write_amplification: f64,
+    pub scale_divisor: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub id: String,
+    pub reason: String,
+}
+
+/// The validation report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub rows: Vec<RowResult>,
+    pub skipped: Vec<Skipped>,
+    /// Over every row that ran.
+    pub median_abs_rel_error: f64,
+    pub max_abs_rel_error: f64,
+    /// Over the IOPS and bandwidth rows (the acceptance figure).
+    pub throughput_median_abs_rel_error: f64,
+    pub throughput_rows: usize,
+    pub seed: u64,
+}
+
+/// Drive facts for the mapping from the embedded profiles or profile files.
+pub fn profile_facts(name: &str) -> Option<DriveFacts> {
+    let p = profile::load(name).ok()?;
+    Some(DriveFacts {
+        ps0_w: p
+            .profile
+            .power
+            .states_w
+            .first()
+            .copied()
+            .unwrap_or(f64::INFINITY),
+    })
+}
+
+/// Maps every row: runnable plans and skipped rows (in file order).
+pub fn plan_rows(
+    rows: &[MeasuredRow],
+    facts: &dyn Fn(&str) -> Option<DriveFacts>,
+) -> (Vec<Plan>, Vec<Skipped>) {
+    let mut plans = Vec::new();
+    let mut skipped = Vec::new();
+    for r in rows {
+        match map_row(r, facts) {
+            Mapping::Run(p) => plans.push(*p),
+            Mapping::Skip(reason) => skipped.push(Skipped {
+                id: r.id.clone(),
+                reason,
+            }),
+        }
+    }
+    (plans, skipped)
+}
+
+/// Runs and compares every row.
+pub fn validate(rows: &[MeasuredRow], s: &RunSettings) -> Report {
+    let (plans, mut skipped) = plan_rows(rows, &profile_facts);
+    let preds = run_plans(&plans, s);
+    let mut out = Vec::new();
+    for (p, pred) in plans.into_iter().zip(preds) {
+        match pred {
+            Ok(x) => out.push(RowResult {
+                id: p.id,
+                predicted: x.value,
+                measured: p.measured,
+                unit: p.unit,
+                rel_error: (x.value - p.measured) / p.measured,
+                drive: p.drive,
+                metric: p.metric.name(),
+                assumptions: p.assumptions,
+                write_amplification: x.wa,
+                scale_divisor: x.scale_divisor,
+            }),
+            Err(reason) => skipped.push(Skipped {
+                id: p.id,
+                reason: format!("simulation failed: {reason}"),
+            }),
+        }
+    }
+    let abs: Vec<f64> = out.iter().map(|r| r.rel_error.abs()).collect();
+    let thr: Vec<f64> = out
+        .iter()
+        .filter(|r| r.metric == "iops" || r.metric == "bandwidth")
+        .map(|r| r.rel_error.abs())
+        .collect();
+    Report {
+        median_abs_rel_error: median(&abs),
+        max_abs_rel_error: abs.iter().copied().fold(0.0, f64::max),
+        throughput_median_abs_rel_error: median(&thr),
+        throughput_rows: thr.len(),
+        rows: out,
+        skipped,
+        seed: s.seed,
+    }
+}
+
+/// Median (mean of the middle two for even counts); 0 for none.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// Human-readable table, worst rows first, then skipped rows and the summary.
+pub fn table(r: &Report) -> String {
+    let mut rows: Vec<&RowResult> = r.rows.iter().collect();
+    rows.sort_by(|a, b| {
+        b.rel_error
+            .abs()
+            .total_cmp(&a.rel_error.abs())
+            .then(a.id.cmp(&b.id))
+    });
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<24} {:<22} {:<13} {:>12} {:>12} {:<8} {:>8}",
+        "id", "drive", "metric", "predicted", "measured", "unit", "error"
+    );
+    for x in rows {
+        let _ = writeln!(
+            t,
+            "{:<24} {:<22} {:<13} {:>12} {:>12} {:<8} {:>+7.1}%",
+            x.id,
+            x.drive,
+            x.metric,
+            fmt_num(x.predicted),
+            fmt_num(x.measured),
+            x.unit,
+            x.rel_error * 100.0
+        );
+    }
+    if !r.skipped.is_empty() {
+        let _ = writeln!(t, "\nskipped:");
+        for s in &r.skipped {
+            let _ = writeln!(t, "  {:<24} {}", s.id, s.reason);
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\n{} rows run, {} skipped; median |error| {:.1}% (IOPS/bandwidth rows: {:.1}% over {}), max {:.1}%",
+        r.rows.len(),
+        r.skipped.len(),
+        r.median_abs_rel_error * 100.0,
+        r.throughput_median_abs_rel_error * 100.0,
+        r.throughput_rows,
+        r.max_abs_rel_error * 100.0
+    );
+    t
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}

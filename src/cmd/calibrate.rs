@@ -1,0 +1,216 @@
+//! `ssdlab calibrate --drive BASE --measured FILE... --out NEW.toml`: fit the declared profile
+//! parameters (controller limits, NAND timings within physical bounds, optionally energies) to
+//! measured figures and write the profile with a comment block recording the fit.
+
+use super::common::parse_scale;
+use super::{print_out, CliError};
+use calibration::fit::{self, FitOptions, FitResult};
+use calibration::params::{self, Param};
+use calibration::{inputs, validate, MeasuredRow, RunSettings};
+use clap::Args;
+use ftl::profile::{self, EMBEDDED};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Base profile: an embedded name or a profile TOML path.
+    #[arg(long)]
+    pub drive: String,
+    /// Measured figures: CSV (measured.csv schema; rows of other drives are ignored), fio JSON of
+    /// the real drive, or ssdlab result JSON. Several files may be given.
+    #[arg(long, num_args = 1.., required = true)]
+    pub measured: Vec<PathBuf>,
+    /// Where to write the calibrated profile.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Parameters to fit, comma-separated keys (default: cmd_limit_kiops, read_overhead_us,
+    /// write_ack_us, t_prog_us, t_r_us; also icc_read_ma, icc_prog_ma, icc_erase_ma, window_us).
+    #[arg(long, value_delimiter = ',')]
+    pub params: Vec<String>,
+    /// Simulate 1/N of the drive; default automatic.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Master seed of every simulated run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Gauss-Newton iterations.
+    #[arg(long, default_value_t = 6)]
+    pub max_iter: usize,
+}
+
+pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
+    let base = profile::load(&a.drive)?;
+    let base_text = match EMBEDDED.iter().find(|(n, _)| *n == a.drive) {
+        Some((_, t)) => t.to_string(),
+        None => std::fs::read_to_string(&a.drive)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", a.drive)))?,
+    };
+    let mut params_sel = Vec::new();
+    for k in &a.params {
+        params_sel.push(Param::from_key(k.trim()).ok_or_else(|| {
+            let known: Vec<&str> = params::ALL.iter().map(|p| p.key()).collect();
+            CliError::bad_input(format!(
+                "--params {k}: unknown (allowed {})",
+                known.join(", ")
+            ))
+        })?);
+    }
+    if params_sel.is_empty() {
+        params_sel = params::DEFAULT.to_vec();
+    }
+    let scale_divisor = match &a.scale {
+        Some(s) => {
+            Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)
+        }
+        None => None,
+    };
+    let mut rows: Vec<MeasuredRow> = Vec::new();
+    let mut other = 0usize;
+    for f in &a.measured {
+        for r in inputs::read_input(f, &a.drive).map_err(CliError::bad_input)? {
+            if r.drive == a.drive || r.drive == base.profile.name {
+                rows.push(MeasuredRow {
+                    drive: a.drive.clone(),
+                    ..r
+                });
+            } else {
+                other += 1;
+            }
+        }
+    }
+    let facts = |_: &str| {
+        Some(calibration::plan::DriveFacts {
+            ps0_w: base
+                .profile
+                .power
+                .states_w
+                .first()
+                .copied()
+                .unwrap_or(f64::INFINITY),
+        })
+    };
+    let (plans, skipped) = validate::plan_rows(&rows, &facts);
+    let mut text = String::new();
+    if other > 0 {
+        let _ = writeln!(text, "{other} rows of other drives ignored");
+    }
+    for s in &skipped {
+        let _ = writeln!(text, "skipped {}: {}", s.id, s.reason);
+    }
+    let opts = FitOptions {
+        params: params_sel,
+        settings: RunSettings {
+            scale_divisor,
+            seed: a.seed,
+        },
+        max_iter: a.max_iter,
+        ..Default::default()
+    };
+    let result = fit::fit(&base, &plans, &opts).map_err(CliError::bad_input)?;
+    text.push_str(&report(&result));
+    let inputs: Vec<String> = a.measured.iter().map(|p| p.display().to_string()).collect();
+    let out_text = format!(
+        "{}{}",
+        comment_block(&result, &a.drive, &inputs),
+        fit::apply_to_text(&base_text, &result)
+    );
+    profile::parse(&out_text, &a.out.display().to_string())
+        .map_err(|e| CliError::failed(format!("calibrated profile does not load: {e}")))?;
+    std::fs::write(&a.out, out_text)
+        .map_err(|e| CliError::failed(format!("{}: {e}", a.out.display())))?;
+    let _ = writeln!(text, "wrote {}", a.out.display());
+    print_out(&text)
+}
+
+/// Points, parameters and losses as a table.
+fn report(r: &FitResult) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<28} {:<14} {:>12} {:>12} {:>12} {:<6} {:>8}",
+        "point", "metric", "measured", "start", "fitted", "unit", "error"
+    );
+    for p in &r.points {
+        let _ = writeln!(
+            t,
+            "{:<28} {:<14} {:>12.1} {:>12.1} {:>12.1} {:<6} {:>+7.1}%",
+            p.id,
+            p.metric,
+            p.measured,
+            p.predicted_start,
+            p.predicted,
+            p.unit,
+            p.rel_error * 100.0
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\n{:<30} {:>10} {:>10}   bounds",
+        "parameter", "start", "fitted"
+    );
+    for p in &r.params {
+        let _ = writeln!(
+            t,
+            "{:<30} {:>10.1} {:>10.1}   [{}, {}]{}",
+            p.key,
+            p.start,
+            p.fitted,
+            p.lower,
+            p.upper,
+            if p.at_bound { "  AT BOUND" } else { "" }
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nmean squared log error {:.4} -> {:.4} (rms {:.1}% -> {:.1}%), {} iterations, {} simulations, seed {}",
+        r.loss_start,
+        r.loss,
+        (r.loss_start.sqrt().exp() - 1.0) * 100.0,
+        (r.loss.sqrt().exp() - 1.0) * 100.0,
+        r.iterations,
+        r.simulations,
+        r.seed
+    );
+    t
+}
+
+/// The comment block recording the fit, prepended to the profile.
+fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "# Calibrated by `ssdlab calibrate` from {base}; inputs: {}",
+        inputs.join(", ")
+    );
+    let _ = writeln!(
+        t,
+        "# seed {}, {} iterations, {} simulations; rms log error {:.1}% -> {:.1}%",
+        r.seed,
+        r.iterations,
+        r.simulations,
+        (r.loss_start.sqrt().exp() - 1.0) * 100.0,
+        (r.loss.sqrt().exp() - 1.0) * 100.0
+    );
+    for p in &r.params {
+        let b = if p.at_bound {
+            " (at its physical bound)"
+        } else {
+            ""
+        };
+        let _ = writeln!(t, "#   {} {} -> {}{b}", p.key, p.start, p.fitted);
+    }
+    for p in &r.points {
+        let _ = writeln!(
+            t,
+            "#   {}: measured {:.1} {}, predicted {:.1} ({:+.1}%)",
+            p.id,
+            p.measured,
+            p.unit,
+            p.predicted,
+            p.rel_error * 100.0
+        );
+    }
+    t.push_str("#\n");
+    t
+}

@@ -1,0 +1,69 @@
+//! `ssdlab validate --measured FILE.csv`: run every measured row on its drive profile and report
+//! predicted, measured and relative error, worst first (or JSON), with a predicted-vs-measured
+//! plot when `--out DIR` is given.
+
+use super::common::parse_scale;
+use super::{print_out, CliError};
+use calibration::{measured, plot, validate, RunSettings};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Measured figures, CSV in the schema of shared/calibration/measured.csv.
+    #[arg(long)]
+    pub measured: PathBuf,
+    /// table (worst rows first) or json.
+    #[arg(long, value_enum, default_value = "table")]
+    pub output_format: Format,
+    /// Also write validation.json, validation.txt and validation.svg (predicted vs measured) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Simulate 1/N of each drive; default automatic (at most 64 GiB of simulated NAND).
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Master seed of every simulated run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(a: ValidateArgs) -> Result<(), CliError> {
+    let rows = measured::read_file(&a.measured).map_err(CliError::bad_input)?;
+    let scale_divisor = match &a.scale {
+        Some(s) => {
+            Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)
+        }
+        None => None,
+    };
+    let report = validate::validate(
+        &rows,
+        &RunSettings {
+            scale_divisor,
+            seed: a.seed,
+        },
+    );
+    let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
+    let table = validate::table(&report);
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::failed(format!("{}: {e}", dir.display())))?;
+        let write = |name: &str, text: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))
+        };
+        write("validation.json", &json)?;
+        write("validation.txt", &table)?;
+        plot::write_svg(&report, &dir.join("validation.svg"))
+            .map_err(|e| CliError::failed(format!("plot: {e}")))?;
+    }
+    match a.output_format {
+        Format::Json => print_out(&json),
+        Format::Table => print_out(&table),
+    }
+}
