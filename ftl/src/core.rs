@@ -93,9 +93,6 @@ pub struct FtlCore {
     host_blocked_at: std::cell::Cell<Option<u64>>,
 }
 
-/// How many spare-area entries ahead GC relocation prefetches the L2P entry.
-const PREFETCH_AHEAD: u32 = 12;
-
 /// Hints the CPU to bring `v[i]` into cache (no effect where unsupported or out of range).
 #[inline(always)]
 pub fn prefetch<T>(v: &[T], i: usize) {
@@ -309,6 +306,15 @@ impl FtlCore {
         let mus_per_plane_wl = l.mus_per_page * bits as u32;
         let written = self.blocks.write_ptr[vi];
         for wl in 0..written.div_ceil(l.mus_per_pu) {
+            // The spare area of a word line is read sequentially; the L2P lookups it leads to are
+            // random cache misses. Issuing them all first lets them overlap.
+            let wl_first = (base + wl * l.mus_per_pu) as usize;
+            let wl_end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
+            for &lpn in &self.p2l[wl_first..wl_end] {
+                if lpn != NONE {
+                    prefetch(&self.l2p, lpn as usize);
+                }
+            }
             // Per page type: planes touched and bytes to read on this word line.
             let mut planes = [0u8; 4];
             let mut bytes = [0u32; 4];
@@ -320,13 +326,6 @@ impl FtlCore {
                         break;
                     }
                     let ppn = base + off;
-                    // The spare area is read sequentially; the L2P lookups it leads to are random.
-                    // Prefetching a few units ahead overlaps those cache misses.
-                    if let Some(&ahead) = self.p2l.get((ppn + PREFETCH_AHEAD) as usize) {
-                        if ahead != NONE {
-                            prefetch(&self.l2p, ahead as usize);
-                        }
-                    }
                     let lpn = self.p2l[ppn as usize];
                     if lpn == NONE || self.l2p[lpn as usize] != ppn {
                         continue;

@@ -15,7 +15,8 @@ use crate::profile::ValidatedProfile;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
 use nand_model::time::{transfer_ns, us_to_ns};
-use nand_model::{EventQueue, Flash, NandDone, NandOp, SimTime};
+use crate::dev_events::{Class, DevEvents};
+use nand_model::{Flash, NandDone, NandOp, SimTime};
 use std::collections::VecDeque;
 
 /// Host command kinds.
@@ -170,7 +171,7 @@ pub struct SimSsd {
     pub(crate) lb_bytes: u32,
     pub(crate) mu_bytes: u32,
     pub(crate) now: SimTime,
-    pub(crate) events: EventQueue<DevEvent>,
+    pub(crate) events: DevEvents<DevEvent>,
     pub(crate) cmds: Vec<Cmd>,
     pub(crate) free_cmds: Vec<u32>,
     pub(crate) outstanding: usize,
@@ -266,7 +267,7 @@ impl SimSsd {
             lb_bytes: prof.host.logical_block_bytes,
             mu_bytes: mu,
             now: 0,
-            events: EventQueue::new(),
+            events: DevEvents::new(),
             cmds: Vec::new(),
             free_cmds: Vec::new(),
             outstanding: 0,
@@ -390,7 +391,7 @@ impl SimSsd {
         if start == self.now {
             self.dispatch(slot);
         } else {
-            self.events.push(start, DevEvent::Dispatch(slot));
+            self.events.push(Class::Dispatch, start, DevEvent::Dispatch(slot));
         }
         Ok(())
     }
@@ -456,7 +457,7 @@ impl SimSsd {
                     self.core.trim(lpn);
                 }
                 self.counters.host_trim_bytes += c.len as u64;
-                self.events.push(self.now + self.write_ack_ns, DevEvent::Done(slot));
+                self.events.push(Class::TrimDone, self.now + self.write_ack_ns, DevEvent::Done(slot));
             }
         }
     }
@@ -509,7 +510,7 @@ impl SimSsd {
         let ready = self.now + self.read_overhead_ns;
         let x0 = ready.max(self.pcie_out_free);
         self.pcie_out_free = x0 + transfer_ns(len as u64, self.pcie_bps);
-        self.events.push(self.pcie_out_free, DevEvent::Done(slot));
+        self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
     }
 
     /// Admits waiting writes, unit by unit, while buffer space and stream space allow.
@@ -540,7 +541,7 @@ impl SimSsd {
             self.set_stall(Stall::None);
             self.pending_writes.pop_front();
             let ack = self.now.max(c.data_ready) + self.write_ack_ns;
-            self.events.push(ack, DevEvent::Done(slot));
+            self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
             self.maybe_gc();
         }
     }

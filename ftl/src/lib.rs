@@ -7,6 +7,7 @@
 pub mod blocks;
 pub mod config;
 pub mod core;
+mod dev_events;
 pub mod device;
 pub mod gc_policy;
 pub mod instant;
