@@ -305,16 +305,21 @@ impl FtlCore {
         let bits = l.geo.bits_per_cell as usize;
         let mus_per_plane_wl = l.mus_per_page * bits as u32;
         let written = self.blocks.write_ptr[vi];
-        for wl in 0..written.div_ceil(l.mus_per_pu) {
-            // The spare area of a word line is read sequentially; the L2P lookups it leads to are
-            // random cache misses. Issuing them all first lets them overlap.
-            let wl_first = (base + wl * l.mus_per_pu) as usize;
-            let wl_end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
-            for &lpn in &self.p2l[wl_first..wl_end] {
+        // The spare area is read sequentially; the L2P lookups it leads to are random cache
+        // misses. Prefetching the next word line's entries while this one is processed overlaps
+        // them with useful work.
+        let prefetch_wl = |core: &Self, wl: u32| {
+            let first = (base + wl * l.mus_per_pu).min(base + written) as usize;
+            let end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
+            for &lpn in &core.p2l[first..end] {
                 if lpn != NONE {
-                    prefetch(&self.l2p, lpn as usize);
+                    prefetch(&core.l2p, lpn as usize);
                 }
             }
+        };
+        prefetch_wl(self, 0);
+        for wl in 0..written.div_ceil(l.mus_per_pu) {
+            prefetch_wl(self, wl + 1);
             // Per page type: planes touched and bytes to read on this word line.
             let mut planes = [0u8; 4];
             let mut bytes = [0u32; 4];

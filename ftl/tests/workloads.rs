@@ -123,30 +123,3 @@ fn skewed_writes_with_and_without_separation() {
     assert!(cb_sep < g, "cost-benefit with separation {cb_sep} not below greedy one-log {g}");
 }
 
-/// Steady-state uniform 4 KiB random-write WA and IOPS of generic-tlc at 1/`scale`.
-fn steady(scale: u32) -> (f64, f64) {
-    let p = ftl::profile::load("generic-tlc").unwrap();
-    let mut d = SimSsd::new(&p, &DeviceOptions { scale_divisor: scale, ..Default::default() }).unwrap();
-    let units = d.capacity().user_bytes_sim / 4096;
-    let mut k = 0u64;
-    closed_loop(&mut d, 32, units, 4096, || {
-        k += 1;
-        (k - 1) * 4096
-    });
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    closed_loop(&mut d, 32, 3 * units, 4096, || rng.gen_range(0..units) * 4096);
-    let r = closed_loop(&mut d, 32, units, 4096, || rng.gen_range(0..units) * 4096);
-    eprintln!("generic-tlc 1/{scale}: steady WA {:.3}, {:.0} IOPS (simulated drive)", r.0, r.1);
-    r
-}
-
-#[test]
-#[ignore = "minutes of wall time; run with --ignored"]
-fn steady_state_agrees_between_scales() {
-    let (wa_a, iops_a) = steady(512);
-    let (wa_b, iops_b) = steady(2048);
-    let iops_full = |iops: f64, scale: f64| iops * scale;
-    let _ = iops_full;
-    assert!((wa_a - wa_b).abs() / wa_a < 0.03, "WA {wa_a} vs {wa_b}");
-    assert!((iops_a - iops_b).abs() / iops_a < 0.03, "IOPS {iops_a} vs {iops_b}");
-}
