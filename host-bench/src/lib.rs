@@ -12,3 +12,4 @@ pub mod simrun;
 pub mod report;
 pub mod suites;
 pub mod plot;
+pub mod plot_series;

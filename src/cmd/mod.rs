@@ -5,6 +5,7 @@ mod bench;
 mod common;
 mod drive;
 mod drives;
+mod plot;
 mod run;
 mod calibrate;
 mod validate;
@@ -31,6 +32,8 @@ pub enum Command {
     },
     /// Run a fio job file on a simulated drive (or a real one with --target).
     Run(run::RunArgs),
+    /// Draw a saved time-series CSV as SVG (IOPS; WA and power, or p99 latency).
+    Plot(plot::PlotArgs),
     /// Simulator speed (4 KiB random writes per wall second) and FTL memory per 4 KiB of NAND.
     Bench(bench::BenchArgs),
     /// Compare every row of a measured CSV with the simulated drive: predicted, measured, error.
@@ -45,6 +48,7 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Plot(args) => plot::run(args),
             Command::Validate(args) => validate::run(args),
             Command::Calibrate(args) => calibrate::run(args),
             Command::Pts(args) => pts::run(args),

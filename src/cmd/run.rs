@@ -167,8 +167,12 @@ fn normal_summary(r: &RunResult, v: &Value) -> String {
     s
 }
 
+/// Writes each job's CSV and its SVG plot beside it.
 fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> {
-    let write = |p: &Path, text: &str| std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())));
+    let write = |p: &Path, text: &str| {
+        std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
+        super::plot::write_svg(text, p, &p.with_extension("svg")).map_err(CliError::failed)
+    };
     if csvs.len() == 1 {
         return write(path, &csvs[0].1);
     }
