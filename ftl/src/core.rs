@@ -89,6 +89,8 @@ pub struct FtlCore {
     pub stats: FtlStats,
     next_seq: u32,
     chooser: VictimChooser,
+    /// The victim being relocated and its next word line.
+    reloc: Option<(u32, u32)>,
     /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
     host_blocked_at: std::cell::Cell<Option<u64>>,
 }
@@ -104,6 +106,17 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);
+}
+
+/// Progress of an incremental relocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The victim holds no more valid data.
+    Done,
+    /// More word lines remain.
+    More,
+    /// The GC stream has no room for another word line right now.
+    Stalled,
 }
 
 /// No block can take more data for this stream right now.
@@ -127,6 +140,7 @@ impl FtlCore {
             next_seq: 1,
             host_blocked_at: std::cell::Cell::new(None),
             chooser: VictimChooser::default(),
+            reloc: None,
         }
     }
 
@@ -293,68 +307,111 @@ impl FtlCore {
             .sum()
     }
 
-    /// Relocates every valid MU of `victim` to the GC stream and marks it for erase. Emits the
-    /// page reads it needs (multi-plane where a word line's pages share a type) and the programs.
+    /// Relocates every valid MU of `victim` to the GC stream at once (the timeless driver and
+    /// foreground GC). Emits the page reads it needs and the programs.
     pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
-        let l = self.layout;
-        let vi = victim as usize;
+        self.start_relocation(victim);
+        while self.relocate_step(u32::MAX, out) == Step::More {}
+    }
+
+    /// Takes `victim` out of the GC candidates; [`Self::relocate_step`] then moves its data.
+    pub fn start_relocation(&mut self, victim: u32) {
         self.blocks.mark_victim(victim);
         self.stats.gc_victims += 1;
+        self.reloc = Some((victim, 0));
+    }
+
+    /// The victim being relocated, if any.
+    pub fn relocating(&self) -> Option<u32> {
+        self.reloc.map(|r| r.0)
+    }
+
+    /// Relocates up to `max_wls` word lines of the victim in progress. Incremental relocation
+    /// lets the device pace GC against host writes instead of moving a whole block in a burst.
+    pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
+        let Some((victim, mut wl)) = self.reloc else { return Step::Done };
+        let written = self.blocks.write_ptr[victim as usize];
+        let wls = written.div_ceil(self.layout.mus_per_pu);
+        self.prefetch_wl(victim, wl);
+        let mut n = 0;
+        while wl < wls && n < max_wls {
+            if !self.gc_has_room_for_unit() {
+                self.reloc = Some((victim, wl));
+                return Step::Stalled;
+            }
+            self.prefetch_wl(victim, wl + 1);
+            self.relocate_wl(victim, wl, out);
+            wl += 1;
+            n += 1;
+        }
+        if wl < wls {
+            self.reloc = Some((victim, wl));
+            return Step::More;
+        }
+        self.reloc = None;
+        Step::Done
+    }
+
+    /// Whether the GC stream can take another word line's worth of units.
+    fn gc_has_room_for_unit(&self) -> bool {
+        self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
+    }
+
+    /// The spare area is read sequentially; the L2P lookups it leads to are random cache
+    /// misses. Prefetching the next word line's entries while one is processed overlaps them.
+    fn prefetch_wl(&self, victim: u32, wl: u32) {
+        let l = &self.layout;
+        let base = l.first_ppn(victim);
+        let written = self.blocks.write_ptr[victim as usize];
+        let first = (base + (wl * l.mus_per_pu).min(written)) as usize;
+        let end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
+        for &lpn in &self.p2l[first..end] {
+            if lpn != NONE {
+                prefetch(&self.l2p, lpn as usize);
+            }
+        }
+    }
+
+    /// Moves the valid units of one word line of `victim` and emits its page reads (one
+    /// multi-plane read per page type with data).
+    fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
+        let l = self.layout;
+        let vi = victim as usize;
         let die = l.die_of_block(victim);
         let base = l.first_ppn(victim);
         let bits = l.geo.bits_per_cell as usize;
         let mus_per_plane_wl = l.mus_per_page * bits as u32;
         let written = self.blocks.write_ptr[vi];
-        // The spare area is read sequentially; the L2P lookups it leads to are random cache
-        // misses. Prefetching the next word line's entries while this one is processed overlaps
-        // them with useful work.
-        let prefetch_wl = |core: &Self, wl: u32| {
-            let first = (base + wl * l.mus_per_pu).min(base + written) as usize;
-            let end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
-            for &lpn in &core.p2l[first..end] {
-                if lpn != NONE {
-                    prefetch(&core.l2p, lpn as usize);
+        let mut planes = [0u8; 4];
+        let mut bytes = [0u32; 4];
+        for p in 0..l.geo.planes_per_die {
+            let mut touched = [false; 4];
+            for k in 0..mus_per_plane_wl {
+                let off = wl * l.mus_per_pu + p * mus_per_plane_wl + k;
+                if off >= written {
+                    break;
                 }
-            }
-        };
-        prefetch_wl(self, 0);
-        for wl in 0..written.div_ceil(l.mus_per_pu) {
-            prefetch_wl(self, wl + 1);
-            // Per page type: planes touched and bytes to read on this word line.
-            let mut planes = [0u8; 4];
-            let mut bytes = [0u32; 4];
-            for p in 0..l.geo.planes_per_die {
-                let mut touched = [false; 4];
-                for k in 0..mus_per_plane_wl {
-                    let off = wl * l.mus_per_pu + p * mus_per_plane_wl + k;
-                    if off >= written {
-                        break;
-                    }
-                    let ppn = base + off;
-                    let lpn = self.p2l[ppn as usize];
-                    if lpn == NONE || self.l2p[lpn as usize] != ppn {
-                        continue;
-                    }
-                    let t = (k / l.mus_per_page) as usize;
-                    touched[t] = true;
-                    bytes[t] += l.mu_bytes;
-                    // The GC stream always has room: pick_victim checked it.
-                    let Ok(new) = self.place(GC, false, out) else {
-                        debug_assert!(false, "GC stream out of space while relocating block {victim}");
-                        continue;
-                    };
-                    self.blocks.valid[vi] -= 1;
-                    self.bind(lpn, new);
-                    self.stats.gc_write_mus += 1;
+                let ppn = base + off;
+                let lpn = self.p2l[ppn as usize];
+                if lpn == NONE || self.l2p[lpn as usize] != ppn {
+                    continue;
                 }
-                for t in 0..bits.min(4) {
-                    planes[t] += touched[t] as u8;
-                }
+                // Room for a whole unit was checked before this word line.
+                let Ok(new) = self.place(GC, false, out) else { continue };
+                let t = (k / l.mus_per_page) as usize;
+                touched[t] = true;
+                bytes[t] += l.mu_bytes;
+                self.blocks.valid[vi] -= 1;
+                self.bind(lpn, new);
+                self.stats.gc_write_mus += 1;
             }
             for t in 0..bits.min(4) {
-                if planes[t] > 0 {
-                    out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
-                }
+                planes[t] += touched[t] as u8;
+            }
+        }
+        for t in 0..bits.min(4) {
+            if planes[t] > 0 {
+                out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
             }
         }
     }
@@ -416,6 +473,7 @@ impl FtlCore {
         self.next_seq = next_seq.max(1);
         self.chooser.reset();
         self.host_blocked_at.set(None);
+        self.reloc = None;
     }
 
     /// Checks the structural invariants; returns a description of the first violation.
