@@ -10,6 +10,7 @@
 use crate::energy::Energy;
 use crate::event::EventQueue;
 use crate::geometry::Geometry;
+use crate::governor::{Admission, Governor};
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::timing::Timing;
@@ -96,6 +97,8 @@ struct Die {
     generation: u32,
     /// Reads done while the running program/erase is suspended end no earlier than this.
     suspended_reads_until: SimTime,
+    /// The next op, popped from the queues but waiting for the power governor (and since when).
+    held: Option<(NandOp, SimTime)>,
     reads: VecDeque<NandOp>,
     background_reads: VecDeque<NandOp>,
     writes: VecDeque<NandOp>,
@@ -106,7 +109,9 @@ enum Event {
     /// The running op of `die` ends (if `generation` is still current).
     DieDone { die: u32, generation: u32 },
     /// A read served during a suspension ends.
-    SuspendedRead { op: NandOp, start: SimTime },
+    SuspendedRead { op: NandOp, start: SimTime, credit_w: f64 },
+    /// The power governor's bucket holds enough for the head of its wait list.
+    GovWake,
 }
 
 /// The NAND array: dies, channels, their queues and the event queue that orders completions.
@@ -120,6 +125,8 @@ pub struct Flash {
     stats: FlashStats,
     trace_hash: u64,
     queued: usize,
+    /// Power admission and meter; `None` = neither (the ungoverned engine, unchanged).
+    governor: Option<Box<Governor>>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -137,7 +144,17 @@ impl Flash {
             stats: FlashStats::default(),
             trace_hash: FNV_OFFSET,
             queued: 0,
+            governor: None,
         }
+    }
+
+    /// Installs (or removes) the power governor. Call before the first submit.
+    pub fn set_governor(&mut self, g: Option<Governor>) {
+        self.governor = g.map(Box::new);
+    }
+
+    pub fn governor(&self) -> Option<&Governor> {
+        self.governor.as_deref()
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -171,7 +188,11 @@ impl Flash {
     /// Ops waiting (not started) plus running on `die`.
     pub fn die_backlog(&self, die: u32) -> usize {
         let d = &self.dies[die as usize];
-        d.reads.len() + d.background_reads.len() + d.writes.len() + d.running.is_some() as usize
+        d.reads.len()
+            + d.background_reads.len()
+            + d.writes.len()
+            + d.running.is_some() as usize
+            + d.held.is_some() as usize
     }
 
     /// Time the earliest pending completion is due.
@@ -189,7 +210,7 @@ impl Flash {
         debug_assert!(op.die < self.geo.dies());
         self.queued += 1;
         let die = op.die as usize;
-        if self.dies[die].running.is_none() {
+        if self.dies[die].running.is_none() && self.dies[die].held.is_none() {
             self.start(now, op);
             return;
         }
@@ -215,12 +236,28 @@ impl Flash {
                     }
                     let Some(run) = d.running.take() else { continue };
                     self.queued -= 1;
+                    if self.governor.is_some() {
+                        self.release(&run.op);
+                        self.drain(t);
+                    }
                     self.start_next(t, die);
                     return Some(NandDone { tag: run.op.tag, kind: run.op.kind, die, start_ns: run.start, end_ns: t });
                 }
-                Event::SuspendedRead { op, start } => {
+                Event::SuspendedRead { op, start, credit_w } => {
                     self.queued -= 1;
+                    if let Some(g) = self.governor.as_deref_mut() {
+                        g.release(credit_w);
+                        self.drain(t);
+                    }
                     return Some(NandDone { tag: op.tag, kind: op.kind, die: op.die, start_ns: start, end_ns: t });
+                }
+                Event::GovWake => {
+                    if let Some(g) = self.governor.as_deref_mut() {
+                        if g.wake_at == Some(t) {
+                            g.wake_at = None;
+                            self.drain(t);
+                        }
+                    }
                 }
             }
         }
@@ -235,8 +272,82 @@ impl Flash {
         }
     }
 
-    /// Books the die and channel for `op` starting no earlier than `now`.
+    /// Starts `op` at `now` if the power governor admits it, else holds it on its die.
     fn start(&mut self, now: SimTime, op: NandOp) {
+        if self.governor.as_deref().is_some_and(Governor::capped) {
+            let (e, p) = self.cost(&op);
+            if let Some(g) = self.governor.as_deref_mut() {
+                let host_read = op.kind == OpKind::Read && !op.background;
+                if let Admission::Wait(at) = g.admit(now, e, p, host_read, false) {
+                    let first = g.head().is_none();
+                    g.hold(now, op.die, host_read);
+                    self.dies[op.die as usize].held = Some((op, now));
+                    if let (true, Some(at)) = (first, at) {
+                        self.schedule_wake(at);
+                    }
+                    return;
+                }
+            }
+        }
+        self.book(now, op);
+    }
+
+    /// Energy (array + transfer + host datapath share, J) and peak draw (W) of `op`: what the
+    /// governor charges. O(1).
+    fn cost(&self, op: &NandOp) -> (f64, f64) {
+        let t = &self.timing;
+        let planes = op.planes.max(1) as u32;
+        let (array_ns, w) = match op.kind {
+            OpKind::Read => (t.read_array_ns(op.page_type as u32, planes), self.energy.read_w),
+            OpKind::Program => (t.program_array_ns(planes), self.energy.prog_w),
+            OpKind::Erase => (t.erase_array_ns(planes), self.energy.erase_w),
+        };
+        let array_w = w * planes as f64;
+        let host_j = self.governor.as_deref().map_or(0.0, |g| g.config().host_j_per_byte * op.bytes as f64);
+        let e = Energy::joules(array_w, array_ns)
+            + Energy::joules(self.energy.transfer_w, t.transfer_ns(op.bytes))
+            + host_j;
+        (e, array_w.max(self.energy.transfer_w))
+    }
+
+    fn release(&mut self, op: &NandOp) {
+        let (_, p) = self.cost(op);
+        if let Some(g) = self.governor.as_deref_mut() {
+            g.release(p);
+        }
+    }
+
+    fn schedule_wake(&mut self, at: SimTime) {
+        if let Some(g) = self.governor.as_deref_mut() {
+            if g.wake_at != Some(at) {
+                g.wake_at = Some(at);
+                self.events.push(at, Event::GovWake);
+            }
+        }
+    }
+
+    /// Starts waiting ops in arrival order while the governor admits them.
+    fn drain(&mut self, now: SimTime) {
+        loop {
+            let Some(die) = self.governor.as_deref().and_then(Governor::head) else { return };
+            let Some((op, since)) = self.dies[die as usize].held else { return };
+            let (e, p) = self.cost(&op);
+            let Some(g) = self.governor.as_deref_mut() else { return };
+            let host_read = op.kind == OpKind::Read && !op.background;
+            match g.admit(now, e, p, host_read, true) {
+                Admission::Start => {
+                    g.pop_head(now, now - since);
+                    self.dies[die as usize].held = None;
+                    self.book(now, op);
+                }
+                Admission::Wait(Some(at)) => return self.schedule_wake(at),
+                Admission::Wait(None) => return,
+            }
+        }
+    }
+
+    /// Books the die and channel for `op` starting no earlier than `now`.
+    fn book(&mut self, now: SimTime, op: NandOp) {
         let t = &self.timing;
         let ch = self.geo.channel_of(op.die) as usize;
         let planes = op.planes.max(1) as u32;
@@ -260,7 +371,7 @@ impl Flash {
                 (cmd, cmd + t.t_cmd_ns + array_ns, array_ns, self.energy.erase_w)
             }
         };
-        self.account(&op, start, end, array_ns, array_w, xfer);
+        self.account(now, &op, start, end, array_ns, array_w, xfer);
         let d = &mut self.dies[op.die as usize];
         d.running = Some(Running { op, start, end });
         self.events.push(end, Event::DieDone { die: op.die, generation: d.generation });
@@ -274,6 +385,22 @@ impl Flash {
         if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns {
             return false;
         }
+        let mut extra_w = 0.0;
+        if self.governor.as_deref().is_some_and(Governor::capped) {
+            // A read the governor kept from suspending waits in the queue; later reads must not
+            // suspend past it (each suspension pushes the program's end out, starving it).
+            if !self.dies[op.die as usize].reads.is_empty() {
+                return false;
+            }
+            let (e, p) = self.cost(&op);
+            let (_, p_run) = self.cost(&run.op);
+            let extra = (p - p_run).max(0.0);
+            if !self.governor.as_deref_mut().is_some_and(|g| g.admit_suspend_read(now, e, extra)) {
+                return false;
+            }
+            extra_w = extra;
+        }
+        let d = &self.dies[op.die as usize];
         let ch = self.geo.channel_of(op.die) as usize;
         let planes = op.planes.max(1) as u32;
         let array_ns = t.read_array_ns(op.page_type as u32, planes);
@@ -283,7 +410,7 @@ impl Flash {
         let array_start = array_start.max(cmd + t.t_cmd_ns);
         let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
         let end = x + xfer;
-        self.account(&op, cmd, end, array_ns, self.energy.read_w, xfer);
+        self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
         self.stats.suspends += 1;
         let d = &mut self.dies[op.die as usize];
         d.suspended_reads_until = array_start + array_ns;
@@ -294,14 +421,28 @@ impl Flash {
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
         }
-        self.events.push(end, Event::SuspendedRead { op, start: cmd });
+        self.events.push(end, Event::SuspendedRead { op, start: cmd, credit_w: extra_w });
         true
     }
 
-    fn account(&mut self, op: &NandOp, start: SimTime, end: SimTime, array_ns: SimTime, array_w: f64, xfer: SimTime) {
+    #[allow(clippy::too_many_arguments)]
+    fn account(
+        &mut self,
+        now: SimTime,
+        op: &NandOp,
+        start: SimTime,
+        end: SimTime,
+        array_ns: SimTime,
+        array_w: f64,
+        xfer: SimTime,
+    ) {
         let s = &mut self.stats;
         let planes = op.planes.max(1) as f64;
-        s.op_energy_j += Energy::joules(array_w * planes, array_ns) + Energy::joules(self.energy.transfer_w, xfer);
+        let e = Energy::joules(array_w * planes, array_ns) + Energy::joules(self.energy.transfer_w, xfer);
+        s.op_energy_j += e;
+        if let Some(g) = self.governor.as_deref_mut() {
+            g.meter_add(now, start, end, e);
+        }
         s.die_busy_ns += end - start;
         match op.kind {
             OpKind::Read => {
@@ -332,6 +473,9 @@ impl Flash {
             if let Some(r) = d.running.take() {
                 lost.push(r.op);
             }
+            if let Some((op, _)) = d.held.take() {
+                lost.push(op);
+            }
             lost.extend(d.reads.drain(..));
             lost.extend(d.background_reads.drain(..));
             lost.extend(d.writes.drain(..));
@@ -342,6 +486,9 @@ impl Flash {
         }
         self.events.clear();
         self.queued = 0;
+        if let Some(g) = self.governor.as_deref_mut() {
+            g.clear();
+        }
         lost
     }
 }

@@ -1,0 +1,461 @@
+//! The firmware power governor: admission of NAND operations under a power cap, and a power
+//! meter (1 ms bins) for peak power, throttled time and a per-interval power series.
+//!
+//! Policy (how enterprise controllers hold an NVMe power state, see REFERENCE.md "Power"):
+//! - **Peak credits** (US 9880605 B2, US 10509591, US 11614865): an operation must draw its
+//!   power from a credit pool of `cap x peak_ratio - baseline` watts before it starts and gives
+//!   it back when it ends. With one kind of op this is the patents' "max concurrently active dies
+//!   ~ (cap - baseline - I/O power) / power per active die".
+//! - **Average credits** (US 10509591): a token bucket of energy refilled at `cap - baseline` W,
+//!   `(cap - baseline) x window` J deep; an op's whole energy (array + channel transfer + the host
+//!   datapath energy of its bytes) is taken when it starts. It binds only when `peak_ratio > 1`
+//!   lets short bursts above the cap, and then holds the average over spans of a window and more.
+//!
+//! An op that does not fit waits (FIFO over the whole array, so nothing is starved or reordered on
+//! a die) until an op ends or the bucket has refilled: throttling is queueing latency to the host.
+//! Every check is O(1) and allocation-free; the wait list is allocated once (one slot per die).
+//!
+//! The meter spreads each op's energy evenly over its `[start, end)` in 1 ms bins (a ring of
+//! [`RING_BINS`] bins ahead of the current time) and closes bins as simulated time passes.
+
+use crate::time::{SimTime, NS_PER_MS};
+use std::collections::VecDeque;
+
+/// Bins of the meter's ring; an op longer than `RING_BINS - 2` bins puts its tail in the last one.
+pub const RING_BINS: usize = 128;
+
+/// How the governor is set up; built by the device from the profile's `[power]` section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GovernorConfig {
+    /// Cap on the drive's average power, W; `None` = meter only, nothing is ever delayed.
+    pub cap_w: Option<f64>,
+    /// Power the governor leaves for everything but NAND ops: controller idle + die standby +
+    /// the host-interface reserve, W.
+    pub baseline_w: f64,
+    /// Averaging window of the token bucket, ns.
+    pub window_ns: SimTime,
+    /// Peak credits as a multiple of the cap (>= 1; 1 = never above the cap at any instant).
+    pub peak_ratio: f64,
+    /// Host datapath energy charged per byte an op moves, J/byte (its share of the PCIe and
+    /// controller datapath energy).
+    pub host_j_per_byte: f64,
+    /// Width of a meter bin, ns (peak power is the highest bin).
+    pub bin_ns: SimTime,
+    /// Length of one entry of the power series, ns (rounded to whole bins).
+    pub interval_ns: SimTime,
+}
+
+impl GovernorConfig {
+    /// A meter with no cap.
+    pub fn meter(baseline_w: f64, interval_ns: SimTime) -> Self {
+        GovernorConfig {
+            cap_w: None,
+            baseline_w,
+            window_ns: 10 * NS_PER_MS,
+            peak_ratio: 1.0,
+            host_j_per_byte: 0.0,
+            bin_ns: NS_PER_MS,
+            interval_ns,
+        }
+    }
+}
+
+/// The cap cannot be held.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GovernorError {
+    #[error("power cap {cap_w} W is not above the drive's baseline {baseline_w:.2} W (controller idle + standby + host-interface reserve); allowed: a cap > {baseline_w:.2} W")]
+    CapBelowBaseline { cap_w: f64, baseline_w: f64 },
+    #[error("power governor setting {name} = {value} is out of range (allowed {allowed})")]
+    Setting { name: &'static str, value: f64, allowed: &'static str },
+}
+
+/// One closed entry of the power series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PowerInterval {
+    /// Start of the interval, ns.
+    pub start_ns: SimTime,
+    /// NAND energy (array + transfer) spent in it, J.
+    pub nand_j: f64,
+    /// Highest 1-bin NAND power (array + transfer) in it, W.
+    pub peak_w: f64,
+    /// Time in it during which some op waited for the governor, ns.
+    pub throttled_ns: SimTime,
+}
+
+/// Totals of the governor and meter.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GovernorStats {
+    /// Ops that had to wait.
+    pub held_ops: u64,
+    /// Sum over held ops of their wait, ns.
+    pub held_delay_ns: u64,
+    /// Time with at least one op waiting, ns (up to the last state change).
+    pub throttled_ns: SimTime,
+    /// Highest closed-bin NAND power, W.
+    pub peak_w: f64,
+}
+
+/// Token bucket + peak credits + wait list + meter.
+#[derive(Clone, Debug)]
+pub struct Governor {
+    cfg: GovernorConfig,
+    /// Bucket refill, W (= cap - baseline); 0 when uncapped.
+    rate_w: f64,
+    depth_j: f64,
+    tokens_j: f64,
+    tokens_at: SimTime,
+    credit_w: f64,
+    active_w: f64,
+    active_ops: u32,
+    /// Dies whose next op (a host read) waits, in arrival order; served before `waiting`.
+    waiting_reads: VecDeque<u32>,
+    /// Dies whose next op (anything else) waits, in arrival order.
+    waiting: VecDeque<u32>,
+    /// Time of the pending wake-up event, if one is scheduled.
+    pub(crate) wake_at: Option<SimTime>,
+    throttled_since: Option<SimTime>,
+    stats: GovernorStats,
+    meter: Meter,
+}
+
+/// The result of asking to start an op.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Admission {
+    Start,
+    /// Wait; `Some(t)` = the bucket will hold enough at `t` (credits allowing).
+    Wait(Option<SimTime>),
+}
+
+impl Governor {
+    /// A governor for an array of `dies` dies.
+    pub fn new(cfg: GovernorConfig, dies: u32) -> Result<Governor, GovernorError> {
+        let bad = |name, value: f64, allowed| GovernorError::Setting { name, value, allowed };
+        if !(cfg.baseline_w.is_finite() && cfg.baseline_w >= 0.0) {
+            return Err(bad("baseline_w", cfg.baseline_w, "a finite number >= 0"));
+        }
+        if !(cfg.peak_ratio.is_finite() && (1.0..=10.0).contains(&cfg.peak_ratio)) {
+            return Err(bad("peak_ratio", cfg.peak_ratio, "1..=10"));
+        }
+        if cfg.window_ns == 0 || cfg.bin_ns == 0 {
+            return Err(bad("window_ns/bin_ns", 0.0, "> 0"));
+        }
+        let (rate_w, credit_w) = match cfg.cap_w {
+            Some(cap) => {
+                if !(cap.is_finite() && cap > cfg.baseline_w) {
+                    return Err(GovernorError::CapBelowBaseline { cap_w: cap, baseline_w: cfg.baseline_w });
+                }
+                (cap - cfg.baseline_w, cap * cfg.peak_ratio - cfg.baseline_w)
+            }
+            None => (0.0, f64::INFINITY),
+        };
+        let depth_j = rate_w * cfg.window_ns as f64 * 1e-9;
+        let interval_bins = (cfg.interval_ns / cfg.bin_ns).max(1);
+        Ok(Governor {
+            cfg,
+            rate_w,
+            depth_j,
+            tokens_j: depth_j,
+            tokens_at: 0,
+            credit_w,
+            active_w: 0.0,
+            active_ops: 0,
+            waiting_reads: VecDeque::with_capacity(dies as usize),
+            waiting: VecDeque::with_capacity(dies as usize),
+            wake_at: None,
+            throttled_since: None,
+            stats: GovernorStats::default(),
+            meter: Meter::new(cfg.bin_ns, interval_bins, 0.0),
+        })
+    }
+
+    pub fn config(&self) -> &GovernorConfig {
+        &self.cfg
+    }
+
+    pub fn capped(&self) -> bool {
+        self.cfg.cap_w.is_some()
+    }
+
+    /// Refills the bucket up to `now`.
+    fn refill(&mut self, now: SimTime) {
+        if now > self.tokens_at {
+            let add = self.rate_w * (now - self.tokens_at) as f64 * 1e-9;
+            self.tokens_j = (self.tokens_j + add).min(self.depth_j);
+            self.tokens_at = now;
+        }
+    }
+
+    /// Whether an op of `energy_j` and peak draw `power_w` may start at `now`; takes its credits
+    /// if so. `queued_first` = the op is the head of the wait list; otherwise it must queue
+    /// behind waiting ops of its class (host reads go before everything else: a read is short and
+    /// small, and the host waits for it, as controllers prioritise reads).
+    pub fn admit(
+        &mut self,
+        now: SimTime,
+        energy_j: f64,
+        power_w: f64,
+        host_read: bool,
+        queued_first: bool,
+    ) -> Admission {
+        if self.cfg.cap_w.is_none() {
+            return Admission::Start;
+        }
+        let ahead = if host_read { !self.waiting_reads.is_empty() } else { self.waiting_len() > 0 };
+        if !queued_first && ahead {
+            return Admission::Wait(None);
+        }
+        self.refill(now);
+        let charge = energy_j.min(self.depth_j);
+        let credit_ok = self.active_w + power_w <= self.credit_w + 1e-12 || self.active_ops == 0;
+        if !credit_ok {
+            return Admission::Wait(None);
+        }
+        if self.tokens_j + 1e-15 < charge {
+            // Ops bigger than the bucket are clamped to its depth, so this always comes true.
+            let need = charge - self.tokens_j;
+            let ns = (need / self.rate_w * 1e9).ceil() as SimTime;
+            return Admission::Wait(Some(now + ns.max(1)));
+        }
+        self.tokens_j -= charge;
+        self.active_w += power_w;
+        self.active_ops += 1;
+        Admission::Start
+    }
+
+    /// A read served by suspending a program or erase: the suspended op stops drawing, so the
+    /// read needs only `extra_w` (its draw above the suspended op's) from the shared credits, plus
+    /// its energy from the bucket. Returns whether it may start; [`Governor::release`] it with
+    /// `extra_w` (as an op) when it ends.
+    pub fn admit_suspend_read(&mut self, now: SimTime, energy_j: f64, extra_w: f64) -> bool {
+        if self.cfg.cap_w.is_none() {
+            return true;
+        }
+        self.refill(now);
+        let charge = energy_j.min(self.depth_j);
+        if self.active_w + extra_w > self.credit_w + 1e-12 || self.tokens_j + 1e-15 < charge {
+            return false;
+        }
+        self.tokens_j -= charge;
+        self.active_w += extra_w;
+        self.active_ops += 1;
+        true
+    }
+
+    fn waiting_len(&self) -> usize {
+        self.waiting.len() + self.waiting_reads.len()
+    }
+
+    /// Returns the peak credits of an op that ended.
+    pub fn release(&mut self, power_w: f64) {
+        if self.cfg.cap_w.is_none() {
+            return;
+        }
+        self.active_ops = self.active_ops.saturating_sub(1);
+        self.active_w = if self.active_ops == 0 { 0.0 } else { (self.active_w - power_w).max(0.0) };
+    }
+
+    /// Puts `die` at the back of its class's wait list.
+    pub fn hold(&mut self, now: SimTime, die: u32, host_read: bool) {
+        self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+        if self.waiting_len() == 0 {
+            self.throttled_since = Some(now);
+        }
+        self.stats.held_ops += 1;
+        if host_read {
+            self.waiting_reads.push_back(die);
+        } else {
+            self.waiting.push_back(die);
+        }
+    }
+
+    /// The die at the head of the wait lists (reads first).
+    pub fn head(&self) -> Option<u32> {
+        self.waiting_reads.front().or(self.waiting.front()).copied()
+    }
+
+    /// Removes the head after it started; `waited_ns` is how long it waited.
+    pub fn pop_head(&mut self, now: SimTime, waited_ns: SimTime) {
+        if self.waiting_reads.pop_front().is_none() {
+            self.waiting.pop_front();
+        }
+        self.stats.held_delay_ns += waited_ns;
+        if self.waiting_len() == 0 {
+            self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+            if let Some(t) = self.throttled_since.take() {
+                self.stats.throttled_ns += now - t;
+            }
+        }
+    }
+
+    /// Forgets waiting and running ops (power cut); an open throttled span ends unaccounted.
+    pub fn clear(&mut self) {
+        self.waiting.clear();
+        self.waiting_reads.clear();
+        self.throttled_since = None;
+        self.active_w = 0.0;
+        self.active_ops = 0;
+        self.wake_at = None;
+    }
+
+    /// Throttled time up to `now`, including a throttled span still open.
+    pub fn throttled_total(&self, now: SimTime) -> SimTime {
+        self.stats.throttled_ns + self.throttled_since.map_or(0, |t| now.saturating_sub(t))
+    }
+
+    /// Books an op's NAND energy into the meter over `[start, end)`; `now` <= `start`.
+    pub fn meter_add(&mut self, now: SimTime, start: SimTime, end: SimTime, energy_j: f64) {
+        self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+        self.meter.add(start, end, energy_j);
+    }
+
+    pub fn stats(&self) -> GovernorStats {
+        GovernorStats { peak_w: self.meter.peak_w, ..self.stats }
+    }
+
+    /// Highest bin NAND power over everything up to `now`, W.
+    pub fn peak_w(&self, now: SimTime) -> f64 {
+        self.series(now).iter().map(|i| i.peak_w).fold(self.meter.peak_w, f64::max)
+    }
+
+    /// The power series up to `now`: closed intervals, then the open ones computed from the
+    /// pending bins (without changing the governor).
+    pub fn series(&self, now: SimTime) -> Vec<PowerInterval> {
+        let mut m = self.meter.clone();
+        m.advance(now, self.stats.throttled_ns, self.throttled_since);
+        m.advance(now + self.cfg.bin_ns * (m.interval_bins + RING_BINS as u64), self.throttled_total(now), None);
+        let mut s = m.series;
+        let end = now.div_ceil(self.cfg.bin_ns * m.interval_bins).max(1) as usize;
+        s.truncate(end);
+        s
+    }
+
+    /// Closed intervals of the series so far.
+    pub fn closed_series(&self) -> &[PowerInterval] {
+        &self.meter.series
+    }
+}
+
+/// Energy in fixed bins, closed as time passes.
+#[derive(Clone, Debug)]
+struct Meter {
+    bin_ns: SimTime,
+    interval_bins: SimTime,
+    baseline_w: f64,
+    ring: [f64; RING_BINS],
+    /// Absolute index of the oldest open bin.
+    base: SimTime,
+    peak_w: f64,
+    series: Vec<PowerInterval>,
+    /// Throttled total at the start of the open interval.
+    interval_thr0: SimTime,
+}
+
+impl Meter {
+    fn new(bin_ns: SimTime, interval_bins: SimTime, baseline_w: f64) -> Self {
+        Meter {
+            bin_ns,
+            interval_bins,
+            baseline_w,
+            ring: [0.0; RING_BINS],
+            base: 0,
+            peak_w: 0.0,
+            series: Vec::new(),
+            interval_thr0: 0,
+        }
+    }
+
+    /// Closes every bin that ends at or before `now`. The throttle state (`closed_ns` so far plus
+    /// an open span since `since`) is unchanged since each of those bins ended: the governor
+    /// advances the meter before every change of it.
+    fn advance(&mut self, now: SimTime, closed_ns: SimTime, since: Option<SimTime>) {
+        let target = now / self.bin_ns;
+        while self.base < target {
+            let slot = (self.base % RING_BINS as u64) as usize;
+            let e = std::mem::take(&mut self.ring[slot]);
+            let w = e / (self.bin_ns as f64 * 1e-9) + self.baseline_w;
+            self.peak_w = self.peak_w.max(w);
+            let idx = (self.base / self.interval_bins) as usize;
+            while self.series.len() <= idx {
+                // One push per interval of simulated time, never per op.
+                let start_ns = self.series.len() as u64 * self.interval_bins * self.bin_ns;
+                self.series.push(PowerInterval { start_ns, ..Default::default() });
+            }
+            self.base += 1;
+            let iv = &mut self.series[idx];
+            iv.nand_j += e;
+            iv.peak_w = iv.peak_w.max(w);
+            if self.base % self.interval_bins == 0 {
+                let t_end = self.base * self.bin_ns;
+                let thr = closed_ns + since.map_or(0, |s| t_end.saturating_sub(s));
+                iv.throttled_ns = thr - self.interval_thr0;
+                self.interval_thr0 = thr;
+            }
+        }
+    }
+
+    /// Spreads `energy_j` evenly over `[start, end)`.
+    fn add(&mut self, start: SimTime, end: SimTime, energy_j: f64) {
+        let end = end.max(start + 1);
+        let per_ns = energy_j / (end - start) as f64;
+        let last_bin = self.base + RING_BINS as u64 - 1;
+        let mut t = start;
+        while t < end {
+            let b = (t / self.bin_ns).min(last_bin);
+            let bin_end = if b == last_bin { end } else { ((b + 1) * self.bin_ns).min(end) };
+            self.ring[(b % RING_BINS as u64) as usize] += per_ns * (bin_end - t) as f64;
+            t = bin_end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capped(cap: f64, peak_ratio: f64) -> Governor {
+        let cfg = GovernorConfig { cap_w: Some(cap), peak_ratio, ..GovernorConfig::meter(1.0, 10 * NS_PER_MS) };
+        Governor::new(cfg, 4).unwrap()
+    }
+
+    #[test]
+    fn credits_limit_concurrent_ops() {
+        // 3 W cap, 1 W baseline: 2 W of credits -> four 0.5 W ops, the fifth waits.
+        let mut g = capped(3.0, 1.0);
+        for _ in 0..4 {
+            assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Start);
+        }
+        assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Wait(None));
+        g.release(0.5);
+        assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Start);
+    }
+
+    #[test]
+    fn bucket_delays_until_refilled() {
+        // 2 W of budget, 10 ms window: 20 mJ deep. Peak ratio 10 so credits do not bind.
+        let mut g = capped(3.0, 10.0);
+        assert_eq!(g.admit(0, 0.015, 0.1, false, false), Admission::Start);
+        g.release(0.1);
+        // 5 mJ left; 10 mJ more needs 5 mJ / 2 W = 2.5 ms.
+        assert_eq!(g.admit(0, 0.010, 0.1, false, false), Admission::Wait(Some(2_500_000)));
+        assert_eq!(g.admit(2_500_000, 0.010, 0.1, false, false), Admission::Start);
+    }
+
+    #[test]
+    fn below_baseline_is_an_error() {
+        let cfg = GovernorConfig { cap_w: Some(0.5), ..GovernorConfig::meter(1.0, NS_PER_MS) };
+        assert!(matches!(Governor::new(cfg, 1), Err(GovernorError::CapBelowBaseline { .. })));
+    }
+
+    #[test]
+    fn meter_spreads_energy_and_finds_peak() {
+        let mut g = Governor::new(GovernorConfig::meter(0.0, 4 * NS_PER_MS), 1).unwrap();
+        // 2 mJ over 2 ms -> 1 W in bins 0 and 1; 3 mJ within bin 2 -> 3 W.
+        g.meter_add(0, 0, 2 * NS_PER_MS, 0.002);
+        g.meter_add(0, 2 * NS_PER_MS, 2 * NS_PER_MS + 500_000, 0.003);
+        let s = g.series(8 * NS_PER_MS);
+        assert_eq!(s.len(), 2);
+        assert!((s[0].nand_j - 0.005).abs() < 1e-12);
+        assert!((s[0].peak_w - 3.0).abs() < 1e-9, "{s:?}");
+        assert!((g.peak_w(8 * NS_PER_MS) - 3.0).abs() < 1e-9);
+    }
+}
