@@ -83,7 +83,7 @@ pub struct FtlConfig {
     pub wear_level_threshold: u32,
 }
 
-/// `[power]`: drive-level power model and NVMe power states.
+/// `[power]`: drive-level power model, NVMe power states and the power governor's policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PowerConfig {
@@ -94,9 +94,26 @@ pub struct PowerConfig {
     /// Controller datapath + PCIe energy per host byte moved, pJ/byte.
     #[serde(default = "d_host_pj")]
     pub host_pj_per_byte: f64,
-    /// Averaging window of the power governor's token bucket, us.
+    /// Averaging window of the power governor's token bucket, us: the bucket is
+    /// (cap - baseline) x window deep. 10 ms spans the longest NAND op (a QLC erase) so that with
+    /// `peak_ratio` 1 the bucket never binds before the peak credits do (est.; the patents of
+    /// REFERENCE.md give no number).
     #[serde(default = "d_window")]
     pub window_us: f64,
+    /// Peak credits as a multiple of the cap: the governor lets the NAND draw at most
+    /// cap x peak_ratio - baseline at any instant (US 10509591: average + peak credits). 1 = the
+    /// cap holds at every instant, hence over any window; above 1 short bursts pass and the token
+    /// bucket holds the average.
+    #[serde(default = "d_peak_ratio")]
+    pub peak_ratio: f64,
+    /// Host-interface power the governor keeps free for the PCIe and datapath, W. Default:
+    /// `host_pj_per_byte` x the PCIe bandwidth (the most the datapath can draw).
+    #[serde(default)]
+    pub host_reserve_w: Option<f64>,
+    /// Width of the power meter's bins, us: peak power is the highest bin (1 ms: as a
+    /// drive's power-monitoring loop samples, est.).
+    #[serde(default = "d_meter_bin")]
+    pub meter_bin_us: f64,
 }
 
 fn d_512() -> u32 {
@@ -137,6 +154,12 @@ fn d_host_pj() -> f64 {
 }
 fn d_window() -> f64 {
     10_000.0
+}
+fn d_peak_ratio() -> f64 {
+    1.0
+}
+fn d_meter_bin() -> f64 {
+    1_000.0
 }
 
 impl HostConfig {
@@ -192,6 +215,33 @@ impl FtlConfig {
 }
 
 impl PowerConfig {
+    /// Host-interface reserve, W: `host_reserve_w`, or `host_pj_per_byte` x `pcie_bytes_per_s`.
+    pub fn host_reserve_w(&self, pcie_bytes_per_s: f64) -> f64 {
+        self.host_reserve_w.unwrap_or(self.host_pj_per_byte * 1e-12 * pcie_bytes_per_s)
+    }
+
+    /// The governor for a cap (or a meter only, `cap_w` = `None`): its baseline is the controller
+    /// idle power + `standby_w` of the dies + the host-interface reserve.
+    pub fn governor_config(
+        &self,
+        cap_w: Option<f64>,
+        standby_w: f64,
+        pcie_bytes_per_s: f64,
+        interval_ns: u64,
+    ) -> nand_model::GovernorConfig {
+        let us = |v: f64| nand_model::time::us_to_ns(v).max(1);
+        nand_model::GovernorConfig {
+            cap_w,
+            baseline_w: self.controller_idle_w + standby_w + self.host_reserve_w(pcie_bytes_per_s),
+            window_ns: us(self.window_us),
+            peak_ratio: self.peak_ratio,
+            // The host datapath is covered by the reserve in the baseline, not charged per op.
+            host_j_per_byte: 0.0,
+            bin_ns: us(self.meter_bin_us),
+            interval_ns,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.states_w.is_empty() || self.states_w.len() > 32 {
             return Err(ConfigError::new("power.states_w", format!("{} entries", self.states_w.len()), "1..=32 entries"));
@@ -202,6 +252,11 @@ impl PowerConfig {
         check_f64("power.controller_idle_w", self.controller_idle_w, 0.0, 100.0)?;
         check_f64("power.host_pj_per_byte", self.host_pj_per_byte, 0.0, 100_000.0)?;
         check_f64("power.window_us", self.window_us, 1.0, 10_000_000.0)?;
+        check_f64("power.peak_ratio", self.peak_ratio, 1.0, 10.0)?;
+        if let Some(w) = self.host_reserve_w {
+            check_f64("power.host_reserve_w", w, 0.0, 100.0)?;
+        }
+        check_f64("power.meter_bin_us", self.meter_bin_us, 10.0, 1_000_000.0)?;
         Ok(())
     }
 }

@@ -55,6 +55,8 @@ pub enum DeviceError {
     Capacity { user: u64, usable: u64, min_op_pct: f64 },
     #[error("--op {0}% is out of range (allowed 0 < OP <= 1000%)")]
     Op(f64),
+    #[error(transparent)]
+    Power(#[from] nand_model::GovernorError),
 }
 
 /// How to instantiate a profile.
@@ -71,6 +73,11 @@ pub struct DeviceOptions {
     pub plp: Option<bool>,
     /// Keep write sequence numbers in the spare area so power loss can be simulated.
     pub track_sequence: bool,
+    /// Hold the drive's average power under this cap, W (the power governor); `None` = uncapped.
+    pub power_cap_w: Option<f64>,
+    /// Meter NAND power (peak, throttled time, a series of this interval, ns) even when
+    /// uncapped; a cap always meters. `None` and no cap = no governor object at all.
+    pub power_meter_interval_ns: Option<u64>,
 }
 
 /// Sizes the device was built with, full-scale and simulated.
@@ -258,7 +265,13 @@ impl SimSsd {
         };
         let mut timing = p.timing;
         timing.t_bers_ns = (timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round() as SimTime;
-        let flash = Flash::new(geo, timing, p.energy);
+        let mut flash = Flash::new(geo, timing, p.energy);
+        if opts.power_cap_w.is_some() || opts.power_meter_interval_ns.is_some() {
+            let standby_w = p.energy.standby_w * geo.dies() as f64;
+            let interval_ns = opts.power_meter_interval_ns.unwrap_or(1_000_000_000);
+            let gc = prof.power.governor_config(opts.power_cap_w, standby_w, prof.host.pcie_bytes_per_s(), interval_ns);
+            flash.set_governor(Some(nand_model::Governor::new(gc, geo.dies())?));
+        }
         let ctrl = &prof.controller;
         Ok(SimSsd {
             core: FtlCore::new(layout, cfg),
