@@ -11,7 +11,7 @@ use crate::stats::SampleSummary;
 use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
 use ftl::profile::{self, ProfileError, ValidatedProfile};
 use ftl::GcPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
 
@@ -20,7 +20,7 @@ use std::sync::atomic::AtomicBool;
 pub const AUTO_SCALE_MAX_UNITS: u64 = 1 << 24;
 
 /// Everything that defines a simulated run besides the job file. Recorded in every result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimConfig {
     /// Embedded profile name or path of a profile TOML.
     pub drive: String,
@@ -36,6 +36,10 @@ pub struct SimConfig {
     pub plp: Option<bool>,
     /// Time-series interval of simulated time, ns.
     pub interval_ns: u64,
+    /// NVMe power state (index into the profile's `power.states_w`): its maximum power is the cap.
+    pub power_state: Option<usize>,
+    /// Power cap, W (with a power state too, the lower of the two holds).
+    pub power_cap_w: Option<f64>,
 }
 
 impl SimConfig {
@@ -50,6 +54,8 @@ impl SimConfig {
             hot_cold_separation: None,
             plp: None,
             interval_ns: 1_000_000_000,
+            power_state: None,
+            power_cap_w: None,
         }
     }
 }
@@ -61,6 +67,42 @@ pub enum SimError {
     Profile(#[from] ProfileError),
     #[error("{drive}: {source}")]
     Device { drive: String, source: DeviceError },
+    #[error("--power-state {index}: {drive} has power states 0..={last} ({states})")]
+    PowerState { drive: String, index: usize, last: usize, states: String },
+    #[error("--power-cap {0} W is out of range (allowed a finite number > 0)")]
+    PowerCap(f64),
+}
+
+/// Meter interval: fine enough to split short (scaled) jobs, ns.
+const METER_INTERVAL_NS: u64 = 10_000_000;
+
+/// The cap `cfg` asks for on `profile`: the power state's maximum power and/or `--power-cap`.
+pub fn resolve_cap(cfg: &SimConfig, profile: &ValidatedProfile) -> Result<Option<f64>, SimError> {
+    let states = &profile.profile.power.states_w;
+    let from_state = match cfg.power_state {
+        Some(i) => match states.get(i) {
+            Some(&w) => Some(w),
+            None => {
+                let list = states.iter().enumerate().map(|(i, w)| format!("PS{i} {w} W")).collect::<Vec<_>>().join(", ");
+                return Err(SimError::PowerState {
+                    drive: profile.profile.name.clone(),
+                    index: i,
+                    last: states.len().saturating_sub(1),
+                    states: list,
+                });
+            }
+        },
+        None => None,
+    };
+    if let Some(c) = cfg.power_cap_w {
+        if !(c.is_finite() && c > 0.0) {
+            return Err(SimError::PowerCap(c));
+        }
+    }
+    Ok(match (from_state, cfg.power_cap_w) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
 }
 
 /// The automatic scale divisor for a profile: the smallest power of two that brings the NAND
@@ -80,12 +122,25 @@ pub struct SimSession {
     pub profile: ValidatedProfile,
     pub target: SimTarget,
     pub scale_divisor: u32,
+    /// The cap in force, W (`None` = uncapped).
+    pub power_cap_w: Option<f64>,
+}
+
+/// Power figures of a span of simulated time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PowerSpan {
+    pub avg_w: f64,
+    /// Highest meter-bin power: NAND bin + controller idle + standby + the span's average host
+    /// datapath power, W.
+    pub peak_w: f64,
+    pub throttled_ns: u64,
 }
 
 impl SimSession {
     pub fn new(cfg: SimConfig) -> Result<SimSession, SimError> {
         let profile = profile::load(&cfg.drive)?;
         let scale_divisor = cfg.scale_divisor.unwrap_or_else(|| auto_scale(&profile));
+        let power_cap_w = resolve_cap(&cfg, &profile)?;
         let opts = DeviceOptions {
             scale_divisor,
             user_capacity_bytes: cfg.user_capacity_bytes,
@@ -94,10 +149,12 @@ impl SimSession {
             hot_cold_separation: cfg.hot_cold_separation,
             plp: cfg.plp,
             track_sequence: false,
+            power_cap_w,
+            power_meter_interval_ns: Some(cfg.interval_ns.clamp(1, METER_INTERVAL_NS)),
         };
         let ssd = SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
         let target = SimTarget::new(ssd, profile.profile.name.clone(), cfg.interval_ns);
-        Ok(SimSession { cfg, profile, target, scale_divisor })
+        Ok(SimSession { cfg, profile, target, scale_divisor, power_cap_w })
     }
 
     /// full raw / simulated raw.
@@ -171,6 +228,28 @@ impl SimSession {
         })
     }
 
+    /// Average and peak power and throttled time over `[a, b)` from the counters and the meter.
+    pub fn power_span(&self, a: &CounterSample, b: &CounterSample) -> PowerSpan {
+        let d = delta(&a.counters, &b.counters);
+        let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
+        if secs <= 0.0 {
+            return PowerSpan::default();
+        }
+        let pw = &self.profile.profile.power;
+        let host_w = pw.host_pj_per_byte * 1e-12 * (d.host_read_bytes + d.host_write_bytes) as f64 / secs;
+        let floor_w = pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
+        let (mut nand_peak, mut thr) = (0.0f64, 0u64);
+        if let Some(g) = self.target.ssd.flash().governor() {
+            for iv in g.series(self.target.ssd.now()) {
+                if iv.start_ns >= a.t_ns && iv.start_ns < b.t_ns {
+                    nand_peak = nand_peak.max(iv.peak_w);
+                    thr += iv.throttled_ns;
+                }
+            }
+        }
+        PowerSpan { avg_w: d.energy_j / secs, peak_w: floor_w + nand_peak, throttled_ns: thr.min(b.t_ns - a.t_ns) }
+    }
+
     fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {
         let c = self.target.ssd.capacity();
         let d = delta(&a.counters, &b.counters);
@@ -178,7 +257,9 @@ impl SimSession {
         let (emin, eavg, emax) = self.target.ssd.core.blocks.erase_stats();
         let ios = d.host_reads + d.host_writes;
         let iops_cov = job.map(|j| SampleSummary::from_samples(j.series.iter().map(|p| p.total_iops())).cov_percent);
-        let avg_w = if secs > 0.0 { d.energy_j / secs } else { 0.0 };
+        let pw = self.power_span(a, b);
+        let avg_w = pw.avg_w;
+        let gstats = self.target.ssd.flash().governor().map(|g| g.stats());
         let ss = job.and_then(|j| j.steady_state.as_ref()).map(|s| {
             json!({"reached": s.reached, "time_s": s.reached_at_ns.map(|t| t as f64 / 1e9), "criteria": format!("{:?}", s.criterion)})
         });
@@ -186,7 +267,8 @@ impl SimSession {
             "user_capacity_bytes": c.user_bytes_full,
             "raw_capacity_bytes": c.raw_bytes_full,
             "op_pct": c.op * 100.0,
-            "power_cap_w": Value::Null,
+            "power_cap_w": self.power_cap_w,
+            "power_state": self.cfg.power_state,
             "host_write_bytes": d.host_write_bytes,
             "host_read_bytes": d.host_read_bytes,
             "nand_write_bytes": d.nand_write_bytes,
@@ -201,6 +283,11 @@ impl SimSession {
             "energy_j": d.energy_j,
             "avg_power_w": avg_w,
             "energy_per_io_uj": if ios > 0 { d.energy_j / ios as f64 * 1e6 } else { 0.0 },
+            "peak_power_w": pw.peak_w,
+            "iops_per_w": if avg_w > 0.0 && secs > 0.0 { ios as f64 / secs / avg_w } else { 0.0 },
+            "throttled_s": pw.throttled_ns as f64 / 1e9,
+            "throttled_pct": if secs > 0.0 { pw.throttled_ns as f64 / 1e9 / secs * 100.0 } else { 0.0 },
+            "governor_held_ops_total": gstats.map(|s| s.held_ops),
             "iops_cov_pct": iops_cov,
             "steady_state": ss,
             "span_s": secs,
@@ -211,6 +298,7 @@ impl SimSession {
     pub fn timeseries_csv(&self, job: &JobResult) -> String {
         let n = job.series.len();
         let (mut wa, mut free, mut gc_mbps, mut power) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut peak, mut thr) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &job.series {
             let t0 = job.start_ns + p.start_ns;
             let t1 = t0 + p.duration_ns;
@@ -220,7 +308,10 @@ impl SimSession {
             wa.push(d.wa());
             free.push(b.counters.free_blocks as f64);
             gc_mbps.push(if secs > 0.0 { d.gc_write_bytes as f64 / secs / 1e6 } else { 0.0 });
-            power.push(if secs > 0.0 { d.energy_j / secs } else { 0.0 });
+            let pw = self.power_span(&a, &b);
+            power.push(pw.avg_w);
+            peak.push(pw.peak_w);
+            thr.push(if secs > 0.0 { pw.throttled_ns as f64 / 1e9 / secs * 100.0 } else { 0.0 });
         }
         series_csv(
             &job.series,
@@ -229,6 +320,8 @@ impl SimSession {
                 ExtraColumn { name: "free_blocks", values: &free },
                 ExtraColumn { name: "gc_write_mbps", values: &gc_mbps },
                 ExtraColumn { name: "power_w", values: &power },
+                ExtraColumn { name: "peak_power_w", values: &peak },
+                ExtraColumn { name: "throttled_pct", values: &thr },
             ],
         )
     }

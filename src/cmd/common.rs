@@ -32,6 +32,13 @@ pub struct DriveArgs {
     /// GC victim policy (overrides the profile): greedy or cost-benefit.
     #[arg(long)]
     pub gc_policy: Option<String>,
+    /// NVMe power state N (`ssdlab drives` lists them): its maximum power becomes the cap that
+    /// the drive's power governor holds. Default: uncapped.
+    #[arg(long)]
+    pub power_state: Option<usize>,
+    /// Power cap in W, e.g. 11 or 11W (with --power-state too, the lower cap holds).
+    #[arg(long)]
+    pub power_cap: Option<String>,
 }
 
 impl DriveArgs {
@@ -53,7 +60,21 @@ impl DriveArgs {
                 _ => return Err(CliError::bad_input(format!("--gc-policy {p}: allowed greedy or cost-benefit"))),
             });
         }
+        c.power_state = self.power_state;
+        if let Some(w) = &self.power_cap {
+            c.power_cap_w = Some(parse_watts(w).map_err(|e| CliError::bad_input(format!("--power-cap {w}: {e}")))?);
+        }
         Ok(c)
+    }
+}
+
+/// "11", "11W" or "11.5 w" -> 11.0.
+pub fn parse_watts(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix(['W', 'w']).unwrap_or(t).trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
+        _ => Err("allowed a power in watts, 0 < W <= 1000 (e.g. 11 or 11W)".into()),
     }
 }
 
@@ -147,5 +168,7 @@ mod tests {
         assert!(parse_fraction("0%").is_err());
         assert_eq!(parse_scale("1/16").unwrap(), 16);
         assert!(parse_scale("1/0").is_err());
+        assert_eq!(parse_watts("11W").unwrap(), 11.0);
+        assert!(parse_watts("-1").is_err());
     }
 }
