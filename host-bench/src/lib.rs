@@ -9,6 +9,7 @@ pub mod real;
 pub mod runner;
 pub mod sim;
 pub mod simrun;
+pub mod sweep;
 pub mod report;
 pub mod suites;
 pub mod plot;

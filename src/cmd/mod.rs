@@ -7,6 +7,7 @@ mod drive;
 mod drives;
 mod plot;
 mod run;
+mod sweep;
 mod calibrate;
 mod validate;
 mod pts;
@@ -32,6 +33,9 @@ pub enum Command {
     },
     /// Run a fio job file on a simulated drive (or a real one with --target).
     Run(run::RunArgs),
+    /// Run a job file over a grid of OP x power state x power cap (x seeds), in parallel or
+    /// sharded; `sweep merge` joins shards.
+    Sweep(sweep::SweepArgs),
     /// Draw a saved time-series CSV as SVG (IOPS; WA and power, or p99 latency).
     Plot(plot::PlotArgs),
     /// Simulator speed (4 KiB random writes per wall second) and FTL memory per 4 KiB of NAND.
@@ -48,6 +52,7 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Sweep(args) => sweep::run(args),
             Command::Plot(args) => plot::run(args),
             Command::Validate(args) => validate::run(args),
             Command::Calibrate(args) => calibrate::run(args),

@@ -1,0 +1,388 @@
+//! Parameter sweeps: one fio job file run on a grid of drive configurations (user capacity, i.e.
+//! OP, x power state x power cap x seeds), in parallel over the machine's cores, optionally one
+//! shard of the grid per machine (`shard K/N`), with a merge step that joins the shards' tables.
+//!
+//! Determinism: the grid order is fixed (capacity, then power state, then cap, then seed), every
+//! point's seed is drawn from the master seed's [`StreamId::Sweep`] stream at the point's index,
+//! and rows are sorted by index before writing, so the table does not depend on thread
+//! scheduling, on the number of threads, or on how the grid was sharded.
+
+pub mod plot;
+
+use crate::job::JobFile;
+use crate::simrun::{resolve_cap, SimConfig, SimError, SimSession};
+use ftl::profile;
+use nand_model::rng::{RngStreams, StreamId};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// File names of a sweep directory.
+pub const TABLE_CSV: &str = "sweep.csv";
+pub const TABLE_JSON: &str = "sweep.json";
+pub const SHARD_JSON: &str = "shard.json";
+
+/// What to sweep.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SweepSpec {
+    /// Path of the job file as given (recorded, not re-read).
+    pub job_file: String,
+    /// Template for every point (drive, scale, policy, master seed).
+    pub base: SimConfig,
+    /// User capacities at full scale, bytes; `None` = the profile's stock capacity.
+    pub user_capacities: Vec<Option<u64>>,
+    /// Power states; `None` = no power state.
+    pub power_states: Vec<Option<usize>>,
+    /// Power caps, W; `None` = no explicit cap.
+    pub power_caps_w: Vec<Option<f64>>,
+    /// Seeds per configuration.
+    pub seeds: u32,
+}
+
+/// One point of the grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub index: usize,
+    pub user_capacity_bytes: Option<u64>,
+    pub power_state: Option<usize>,
+    pub power_cap_w: Option<f64>,
+    pub seed_index: u32,
+    pub seed: u64,
+}
+
+/// `K/N`: run points with `index % N == K`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { k: 0, n: 1 };
+
+    /// "3/16" -> shard 3 of 16 (0-based, as `$SLURM_ARRAY_TASK_ID`).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.trim().split_once('/').ok_or("expected K/N, e.g. 3/16")?;
+        let k: u32 = k.trim().parse().map_err(|_| "K is not a number")?;
+        let n: u32 = n.trim().parse().map_err(|_| "N is not a number")?;
+        if n == 0 || k >= n {
+            return Err(format!("allowed 0 <= K < N, got {k}/{n}"));
+        }
+        Ok(Shard { k, n })
+    }
+
+    pub fn contains(&self, index: usize) -> bool {
+        index % self.n as usize == self.k as usize
+    }
+}
+
+/// One row of the result table: the configuration and what the last job of the file measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub index: usize,
+    pub drive: String,
+    pub user_capacity_bytes: u64,
+    pub op_pct: f64,
+    pub power_state: Option<usize>,
+    /// The cap in force, W (power state and/or explicit cap).
+    pub power_cap_w: Option<f64>,
+    pub seed_index: u32,
+    pub seed: u64,
+    pub job: String,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_p99_us: f64,
+    pub write_p99_us: f64,
+    pub write_amplification: f64,
+    pub avg_power_w: f64,
+    pub peak_power_w: f64,
+    pub iops_per_w: f64,
+    pub energy_per_io_uj: f64,
+    pub throttled_pct: f64,
+}
+
+/// Column names of [`TABLE_CSV`], in order.
+pub const CSV_HEADER: &str = "index,drive,user_capacity_bytes,op_pct,power_state,power_cap_w,seed_index,seed,job,read_iops,write_iops,read_p99_us,write_p99_us,write_amplification,avg_power_w,peak_power_w,iops_per_w,energy_per_io_uj,throttled_pct";
+
+/// The table files of a directory: spec, and the rows it holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub version: String,
+    pub spec: SweepSpec,
+    pub points_total: usize,
+    pub rows: Vec<Row>,
+}
+
+/// Why a sweep failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// Bad configuration (exit code 2 at the CLI).
+    #[error(transparent)]
+    Config(#[from] SimError),
+    #[error("point {index}: {message}")]
+    Run { index: usize, message: String },
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("merge: {0}")]
+    Merge(String),
+}
+
+impl SweepSpec {
+    /// Every point, in index order.
+    pub fn grid(&self) -> Vec<Point> {
+        let streams = RngStreams::new(self.base.seed);
+        let mut pts = Vec::new();
+        for &cap_bytes in &self.user_capacities {
+            for &ps in &self.power_states {
+                for &cap_w in &self.power_caps_w {
+                    for s in 0..self.seeds.max(1) {
+                        let index = pts.len();
+                        let seed = streams.stream(StreamId::Sweep, index as u64).next_u64();
+                        pts.push(Point {
+                            index,
+                            user_capacity_bytes: cap_bytes,
+                            power_state: ps,
+                            power_cap_w: cap_w,
+                            seed_index: s,
+                            seed,
+                        });
+                    }
+                }
+            }
+        }
+        pts
+    }
+
+    fn config(&self, p: &Point) -> SimConfig {
+        let mut c = self.base.clone();
+        c.seed = p.seed;
+        c.user_capacity_bytes = p.user_capacity_bytes.or(self.base.user_capacity_bytes);
+        c.power_state = p.power_state;
+        c.power_cap_w = p.power_cap_w;
+        c
+    }
+
+    /// Checks every point's drive and power settings before anything runs.
+    pub fn validate(&self) -> Result<(), SweepError> {
+        let prof = profile::load(&self.base.drive).map_err(SimError::from)?;
+        for p in self.grid() {
+            resolve_cap(&self.config(&p), &prof)?;
+        }
+        Ok(())
+    }
+}
+
+/// Rounds to 6 decimals so values survive a text round trip unchanged (merge == whole).
+fn r6(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 1e6).round() / 1e6
+    } else {
+        0.0
+    }
+}
+
+/// Runs one point.
+pub fn run_point(spec: &SweepSpec, job: &JobFile, p: &Point) -> Result<Row, SweepError> {
+    let err = |message: String| SweepError::Run { index: p.index, message };
+    let mut s = SimSession::new(spec.config(p))?;
+    let r = s.run(job, None, None).map_err(|e| err(e.to_string()))?;
+    let v = s.json(&r, false);
+    let jobs = v["jobs"].as_array().cloned().unwrap_or_default();
+    let j = jobs.last().ok_or_else(|| err("the job file has no jobs".into()))?;
+    let x = &j["ssdlab"];
+    let f = |v: &serde_json::Value| r6(v.as_f64().unwrap_or(0.0));
+    let p99 = |dir: &str| r6(j[dir]["clat_ns"]["percentile"]["99.000000"].as_f64().unwrap_or(0.0) / 1e3);
+    Ok(Row {
+        index: p.index,
+        drive: s.profile.profile.name.clone(),
+        user_capacity_bytes: x["user_capacity_bytes"].as_u64().unwrap_or(0),
+        op_pct: f(&x["op_pct"]),
+        power_state: p.power_state,
+        power_cap_w: s.power_cap_w.map(r6),
+        seed_index: p.seed_index,
+        seed: p.seed,
+        job: j["jobname"].as_str().unwrap_or("").to_string(),
+        read_iops: f(&j["read"]["iops"]),
+        write_iops: f(&j["write"]["iops"]),
+        read_p99_us: p99("read"),
+        write_p99_us: p99("write"),
+        write_amplification: f(&x["write_amplification"]),
+        avg_power_w: f(&x["avg_power_w"]),
+        peak_power_w: f(&x["peak_power_w"]),
+        iops_per_w: f(&x["iops_per_w"]),
+        energy_per_io_uj: f(&x["energy_per_io_uj"]),
+        throttled_pct: f(&x["throttled_pct"]),
+    })
+}
+
+/// Runs the points of `shard` on `threads` threads; rows come back in index order.
+pub fn run(
+    spec: &SweepSpec,
+    job: &JobFile,
+    shard: Shard,
+    threads: usize,
+    on_done: &(dyn Fn(&Row) + Sync),
+) -> Result<Table, SweepError> {
+    spec.validate()?;
+    let grid = spec.grid();
+    let points: Vec<&Point> = grid.iter().filter(|p| shard.contains(p.index)).collect();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Result<Row, SweepError>>> = Mutex::new(Vec::with_capacity(points.len()));
+    std::thread::scope(|sc| {
+        for _ in 0..threads.clamp(1, points.len().max(1)) {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = points.get(i) else { break };
+                let r = run_point(spec, job, p);
+                if let Ok(row) = &r {
+                    on_done(row);
+                }
+                if let Ok(mut v) = results.lock() {
+                    v.push(r);
+                }
+            });
+        }
+    });
+    let mut rows = Vec::with_capacity(points.len());
+    for r in results.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))? {
+        rows.push(r?);
+    }
+    rows.sort_by_key(|r| r.index);
+    Ok(Table { version: env!("CARGO_PKG_VERSION").to_string(), spec: spec.clone(), points_total: grid.len(), rows })
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(T::to_string).unwrap_or_default()
+}
+
+/// The table as CSV (fixed column order, one row per point).
+pub fn to_csv(t: &Table) -> String {
+    let mut s = String::from(CSV_HEADER);
+    s.push('\n');
+    for r in &t.rows {
+        let job = r.job.replace([',', '\n'], "_");
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.index,
+            r.drive,
+            r.user_capacity_bytes,
+            r.op_pct,
+            opt(&r.power_state),
+            opt(&r.power_cap_w),
+            r.seed_index,
+            r.seed,
+            job,
+            r.read_iops,
+            r.write_iops,
+            r.read_p99_us,
+            r.write_p99_us,
+            r.write_amplification,
+            r.avg_power_w,
+            r.peak_power_w,
+            r.iops_per_w,
+            r.energy_per_io_uj,
+            r.throttled_pct
+        ));
+    }
+    s
+}
+
+/// Writes `sweep.csv`, `sweep.json` (and `shard.json` for a shard) and the plots into `dir`.
+pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> {
+    let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| io(&p, e))
+    };
+    write(TABLE_CSV, &to_csv(t))?;
+    let json = serde_json::to_string_pretty(t).map_err(|e| SweepError::Merge(e.to_string()))?;
+    write(TABLE_JSON, &format!("{json}\n"))?;
+    if shard != Shard::WHOLE {
+        let m = serde_json::json!({"shard": format!("{}/{}", shard.k, shard.n), "rows": t.rows.len(), "points_total": t.points_total});
+        write(SHARD_JSON, &format!("{m:#}\n"))?;
+    } else {
+        let _ = std::fs::remove_file(dir.join(SHARD_JSON));
+    }
+    if t.rows.len() == t.points_total {
+        plot::write_all(dir, t).map_err(|e| SweepError::Io { path: dir.display().to_string(), message: e })?;
+    }
+    Ok(())
+}
+
+/// Reads a directory's `sweep.json`.
+pub fn read_dir(dir: &Path) -> Result<Table, SweepError> {
+    let p = dir.join(TABLE_JSON);
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| SweepError::Io { path: p.display().to_string(), message: e.to_string() })?;
+    serde_json::from_str(&text).map_err(|e| SweepError::Io { path: p.display().to_string(), message: e.to_string() })
+}
+
+/// Joins shard tables of one sweep: same spec, disjoint rows, together the whole grid.
+pub fn merge(parts: Vec<Table>) -> Result<Table, SweepError> {
+    let mut it = parts.into_iter();
+    let mut whole = it.next().ok_or_else(|| SweepError::Merge("no directories given".into()))?;
+    for t in it {
+        if t.spec != whole.spec || t.points_total != whole.points_total {
+            return Err(SweepError::Merge(
+                "the pieces are of different sweeps (job, drive, grid or master seed differ)".into(),
+            ));
+        }
+        whole.rows.extend(t.rows);
+    }
+    whole.rows.sort_by_key(|r| r.index);
+    if let Some(w) = whole.rows.windows(2).find(|w| w[0].index == w[1].index) {
+        return Err(SweepError::Merge(format!("point {} appears in two pieces", w[0].index)));
+    }
+    if whole.rows.len() != whole.points_total {
+        let have: std::collections::HashSet<usize> = whole.rows.iter().map(|r| r.index).collect();
+        let missing: Vec<String> =
+            (0..whole.points_total).filter(|i| !have.contains(i)).take(10).map(|i| i.to_string()).collect();
+        return Err(SweepError::Merge(format!(
+            "{} of {} points present; missing {}{}",
+            whole.rows.len(),
+            whole.points_total,
+            missing.join(", "),
+            if whole.points_total - whole.rows.len() > 10 { ", ..." } else { "" }
+        )));
+    }
+    Ok(whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SweepSpec {
+        SweepSpec {
+            job_file: "x.fio".into(),
+            base: SimConfig::new("tiny", 7),
+            user_capacities: vec![None, Some(70 << 20)],
+            power_states: vec![Some(0), Some(2)],
+            power_caps_w: vec![None],
+            seeds: 2,
+        }
+    }
+
+    #[test]
+    fn grid_order_and_seeds_are_fixed() {
+        let g = spec().grid();
+        assert_eq!(g.len(), 8);
+        assert_eq!((g[3].user_capacity_bytes, g[3].power_state, g[3].seed_index), (None, Some(2), 1));
+        assert_eq!(g, spec().grid());
+        let seeds: std::collections::HashSet<u64> = g.iter().map(|p| p.seed).collect();
+        assert_eq!(seeds.len(), 8);
+    }
+
+    #[test]
+    fn shards_partition_the_grid() {
+        assert_eq!(Shard::parse("3/16"), Ok(Shard { k: 3, n: 16 }));
+        assert!(Shard::parse("16/16").is_err());
+        let g = spec().grid();
+        for i in 0..g.len() {
+            assert_eq!((0..3).filter(|k| Shard { k: *k, n: 3 }.contains(i)).count(), 1);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `ssdlab sweep JOB.fio --drive D --user-capacity 7.68TB,6.4TB --power-state 0,1,2 --out DIR`:
+//! a job file on a grid of drive configurations, in parallel, optionally one shard of it;
+//! `ssdlab sweep merge DIR... --out DIR` joins shards. See docs/sweeps.md.
+
+use super::common::{parse_capacity, parse_scale, parse_watts};
+use super::{print_out, CliError};
+use clap::{Args, Subcommand};
+use host_bench::job::{self, ParseOptions};
+use host_bench::simrun::{SimConfig, SimError};
+use host_bench::sweep::{self, Row, Shard, SweepError, SweepSpec};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
+    /// fio job file; the last job of the file is the measurement reported per point.
+    #[arg(required = true)]
+    pub job: Option<PathBuf>,
+    /// Drive profile: an embedded name or a profile TOML path.
+    #[arg(long, default_value = "generic-tlc")]
+    pub drive: String,
+    /// User capacities (OP axis), comma-separated, e.g. 7.68TB,6.4TB. Default: stock.
+    #[arg(long)]
+    pub user_capacity: Option<String>,
+    /// Power states, comma-separated, e.g. 0,1,2 (`none` = uncapped). Default: uncapped.
+    #[arg(long)]
+    pub power_state: Option<String>,
+    /// Power caps in W, comma-separated, e.g. 25,15,10 or none,11 (crossed with the power states).
+    #[arg(long)]
+    pub power_cap: Option<String>,
+    /// Seeds per configuration (each point's seed derives from --seed and its index).
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u32,
+    /// Master seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Simulate 1/N of the drive, e.g. 1/64 (default: automatic).
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Run only the K-th of N slices of the grid (0-based), e.g. $SLURM_ARRAY_TASK_ID/16.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output directory: sweep.csv, sweep.json, plots (*.svg).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Warn about unknown job-file options instead of failing.
+    #[arg(long)]
+    pub ignore_unsupported: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SweepAction {
+    /// Join the directories of a sharded sweep into one table and plots.
+    Merge {
+        /// Shard output directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged table and plots.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+fn list<T>(
+    s: &Option<String>,
+    flag: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<Option<T>>, CliError> {
+    match s {
+        None => Ok(vec![None]),
+        Some(s) => s
+            .split(',')
+            .map(|x| match x.trim() {
+                "none" => Ok(None),
+                x => parse(x).map(Some).map_err(|e| CliError::bad_input(format!("{flag} {x}: {e}"))),
+            })
+            .collect(),
+    }
+}
+
+fn sweep_error(e: SweepError) -> CliError {
+    match e {
+        SweepError::Config(_) | SweepError::Merge(_) => CliError::bad_input(e),
+        _ => CliError::failed(e),
+    }
+}
+
+pub fn run(a: SweepArgs) -> Result<(), CliError> {
+    if let Some(SweepAction::Merge { dirs, out }) = a.action {
+        let parts =
+            dirs.iter().map(|d| sweep::read_dir(d)).collect::<Result<Vec<_>, _>>().map_err(CliError::bad_input)?;
+        let t = sweep::merge(parts).map_err(sweep_error)?;
+        sweep::write_dir(&out, &t, Shard::WHOLE).map_err(sweep_error)?;
+        return print_out(&format!("merged {} points into {}\n", t.rows.len(), out.display()));
+    }
+    let (Some(job_path), Some(out)) = (&a.job, &a.out) else {
+        return Err(CliError::bad_input("sweep needs a job file and --out DIR"));
+    };
+    let file = job::parse_path(job_path, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
+        .map_err(CliError::bad_input)?;
+    for w in &file.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut base = SimConfig::new(a.drive.clone(), a.seed);
+    if let Some(s) = &a.scale {
+        base.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
+    }
+    let spec = SweepSpec {
+        job_file: job_path.display().to_string(),
+        base,
+        user_capacities: list(&a.user_capacity, "--user-capacity", parse_capacity)?,
+        power_states: list(&a.power_state, "--power-state", |x| {
+            x.trim().parse::<usize>().map_err(|_| "not a power-state index (0, 1, ...)".to_string())
+        })?,
+        power_caps_w: list(&a.power_cap, "--power-cap", parse_watts)?,
+        seeds: a.seeds.max(1),
+    };
+    let shard = match &a.shard {
+        Some(s) => Shard::parse(s).map_err(|e| CliError::bad_input(format!("--shard {s}: {e}")))?,
+        None => Shard::WHOLE,
+    };
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let total = spec.grid().iter().filter(|p| shard.contains(p.index)).count();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let report = |r: &Row| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        eprintln!(
+            "[{n}/{total}] point {}: OP {:.1}% cap {} -> {:.0} IOPS, {:.2} W",
+            r.index,
+            r.op_pct,
+            r.power_cap_w.map_or("none".to_string(), |w| format!("{w} W")),
+            r.read_iops + r.write_iops,
+            r.avg_power_w
+        );
+    };
+    let t = sweep::run(&spec, &file, shard, threads, &report).map_err(|e| match e {
+        SweepError::Config(SimError::Device { .. }) | SweepError::Config(_) => CliError::bad_input(e),
+        e => sweep_error(e),
+    })?;
+    sweep::write_dir(out, &t, shard).map_err(sweep_error)?;
+    print_out(&sweep::to_csv(&t))
+}

@@ -1,0 +1,69 @@
+//! `ssdlab sweep` and the power flags end to end: a power state out of range is bad input (exit
+//! code 2, one stderr line), a small sweep writes its table and plots, and shards merge.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-cli-sweep-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+const JOB: &str = "[global]\ngroup_reporting\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\
+[rr]\nstonewall\nrw=randread\nbs=4k\niodepth=8\ntime_based\nruntime=1\n";
+
+fn job(dir: &std::path::Path) -> String {
+    let p = dir.join("rr.fio");
+    std::fs::write(&p, JOB).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn power_state_out_of_range_is_exit_2_with_one_line() {
+    let dir = temp_dir("ps");
+    let j = job(&dir);
+    let out = dir.join("o").display().to_string();
+    for args in [
+        vec!["run", j.as_str(), "--drive", "tiny", "--power-state", "3"],
+        vec!["sweep", j.as_str(), "--drive", "tiny", "--power-state", "0,7", "--out", out.as_str()],
+    ] {
+        let o = ssdlab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("power state") && err.contains("0..=2"), "{err}");
+    }
+    let o = ssdlab(&["run", j.as_str(), "--drive", "tiny", "--power-cap", "-3"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn sweep_shards_and_merge() {
+    let dir = temp_dir("shards");
+    let j = job(&dir);
+    let d = |n: &str| dir.join(n).display().to_string();
+    let common = ["--drive", "tiny", "--user-capacity", "80MiB,70MiB", "--power-state", "0,2", "--threads", "2"];
+    let run = |extra: &[&str]| {
+        let mut a = vec!["sweep", j.as_str()];
+        a.extend_from_slice(&common);
+        a.extend_from_slice(extra);
+        let o = ssdlab(&a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["--out", &d("whole")]);
+    run(&["--shard", "0/2", "--out", &d("s0")]);
+    run(&["--shard", "1/2", "--out", &d("s1")]);
+    let o = ssdlab(&["sweep", "merge", &d("s0"), &d("s1"), "--out", &d("merged")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = std::fs::read(dir.join("whole/sweep.csv")).unwrap();
+    let b = std::fs::read(dir.join("merged/sweep.csv")).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(String::from_utf8_lossy(&a).lines().count(), 5);
+    assert!(dir.join("merged/p99_vs_op.svg").exists());
+}
