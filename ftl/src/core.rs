@@ -326,6 +326,11 @@ impl FtlCore {
         self.reloc.map(|r| r.0)
     }
 
+    /// The victim being relocated and the next word line to move.
+    pub fn relocation_progress(&self) -> Option<(u32, u32)> {
+        self.reloc
+    }
+
     /// Relocates up to `max_wls` word lines of the victim in progress. Incremental relocation
     /// lets the device pace GC against host writes instead of moving a whole block in a burst.
     pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {

@@ -9,7 +9,7 @@
 //! Full program units go to NAND; GC relocation reads precede the programs that carry their
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
-use crate::core::{CoreConfig, CoreEvent, FtlCore};
+use crate::core::{CoreConfig, CoreEvent, FtlCore, Step};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::tracker::InOrderTracker;
@@ -162,6 +162,19 @@ pub(crate) struct PuRec {
     seq: u64,
 }
 
+/// Progress of the GC victim being relocated, paced against host writes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pacing {
+    victim: u32,
+    /// Word lines the victim holds.
+    wls_total: u64,
+    /// MUs its erase will free (block size minus valid at selection).
+    gain_mus: u64,
+    /// Host MUs written since it was selected.
+    host_mus: u64,
+    wls_done: u64,
+}
+
 /// What stops host writes at the moment, for stall-time accounting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stall {
@@ -202,6 +215,7 @@ pub struct SimSsd {
     pub(crate) pending_erases: u32,
     pub(crate) scratch: Vec<CoreEvent>,
     pub(crate) stall: Stall,
+    pub(crate) pacing: Option<Pacing>,
     pub(crate) counters: Counters,
     pub(crate) controller_idle_w: f64,
     pub(crate) host_j_per_byte: f64,
@@ -303,6 +317,7 @@ impl SimSsd {
             pending_erases: 0,
             scratch: Vec::new(),
             stall: Stall::None,
+            pacing: None,
             counters: Counters::default(),
             controller_idle_w: prof.power.controller_idle_w,
             host_j_per_byte: prof.power.host_pj_per_byte * 1e-12,
@@ -547,6 +562,9 @@ impl SimSsd {
                 // host_can_write() was checked just above, so the write cannot fail.
                 let _ = self.core.write(c.first_lpn + next, &mut ev);
                 self.buffer_used_mus += 1;
+                if let Some(p) = self.pacing.as_mut() {
+                    p.host_mus = p.host_mus.saturating_add(1);
+                }
                 next += 1;
                 self.run_core_events(&mut ev);
                 self.scratch = ev;
@@ -653,23 +671,50 @@ impl SimSsd {
         }
     }
 
-    /// Starts GC victims while free blocks (counting erases under way) are below the threshold.
+    /// Runs GC: starts a victim when free blocks (counting erases under way) fall below the
+    /// threshold and relocates it *paced* against host writes — the victim's word lines are
+    /// spread over the host writes that consume the space it will free, so GC work is smooth
+    /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
+    /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
     fn maybe_gc(&mut self) {
         let mut ev = std::mem::take(&mut self.scratch);
-        while self.core.gc_wanted(self.pending_erases) {
+        loop {
+            if let Some(mut p) = self.pacing {
+                let urgent = matches!(self.stall, Stall::Space(_))
+                    || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
+                let target = if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
+                let want = target.saturating_sub(p.wls_done);
+                if want == 0 {
+                    break;
+                }
+                let step = self.core.relocate_step(want.min(u32::MAX as u64) as u32, &mut ev);
+                self.run_core_events(&mut ev);
+                p.wls_done = self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64);
+                self.pacing = Some(p);
+                match step {
+                    Step::Done => {
+                        self.pacing = None;
+                        self.victim_relocated(p.victim);
+                    }
+                    Step::More | Step::Stalled => break,
+                }
+                continue;
+            }
+            if !self.core.gc_wanted(self.pending_erases) {
+                break;
+            }
             let Some(v) = self.core.pick_victim() else { break };
-            self.core.relocate(v, &mut ev);
-            self.run_core_events(&mut ev);
-            // With PLP the relocated data is safe in the controller's protected DRAM once read,
-            // so the victim can be erased then; without PLP it must first be programmed.
-            let after = if self.plp {
-                self.gc_reads.next()
-            } else {
-                let si = self.core.gc_stream();
-                self.pu_done[si].next() + self.core.stream_has_open_unit(si) as u64
-            };
-            self.victims.push_back((v, after));
-            self.pending_erases += 1;
+            let l = self.core.layout;
+            let valid = self.core.blocks.valid[v as usize] as u64;
+            let wls_total = self.core.blocks.write_ptr[v as usize].div_ceil(l.mus_per_pu) as u64;
+            self.core.start_relocation(v);
+            self.pacing = Some(Pacing {
+                victim: v,
+                wls_total,
+                gain_mus: (l.mus_per_block as u64).saturating_sub(valid).max(1),
+                host_mus: if valid == 0 { u64::MAX / wls_total.max(1) } else { 0 },
+                wls_done: 0,
+            });
         }
         // Host writes blocked on space while a victim waits for a half-filled program unit:
         // pad it so the victim can be erased (padding counts as NAND writes).
@@ -688,6 +733,20 @@ impl SimSsd {
         }
         self.scratch = ev;
         self.erase_ready_victims();
+    }
+
+    /// A victim's data has all been moved: queue its erase for when that data is safe.
+    fn victim_relocated(&mut self, v: u32) {
+        // With PLP the relocated data is safe in the controller's protected DRAM once read, so
+        // the victim can be erased then; without PLP it must first be programmed.
+        let after = if self.plp {
+            self.gc_reads.next()
+        } else {
+            let si = self.core.gc_stream();
+            self.pu_done[si].next() + self.core.stream_has_open_unit(si) as u64
+        };
+        self.victims.push_back((v, after));
+        self.pending_erases += 1;
     }
 
     fn erase_ready_victims(&mut self) {

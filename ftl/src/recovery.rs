@@ -182,8 +182,10 @@ impl SimSsd {
             ..Default::default()
         };
         self.flash.power_cut();
-        // Victims whose erase was submitted are exactly those no longer queued.
-        let queued: std::collections::HashSet<u32> = self.victims.iter().map(|&(b, _)| b).collect();
+        // Victims whose erase was submitted are exactly those no longer queued (and not still
+        // being relocated: that one holds live data and is rebuilt like a closed block).
+        let mut queued: std::collections::HashSet<u32> = self.victims.iter().map(|&(b, _)| b).collect();
+        queued.extend(self.core.relocating());
         let interrupted: Vec<u32> = (0..self.core.layout.blocks)
             .filter(|b| self.core.blocks.state[*b as usize] == BlockState::Victim && !queued.contains(b))
             .collect();
@@ -232,6 +234,7 @@ impl SimSsd {
             t.reset();
         }
         self.victims.clear();
+        self.pacing = None;
         self.pending_erases = 0;
     }
 }
