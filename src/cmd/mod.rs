@@ -33,13 +33,23 @@ pub enum Command {
     },
     /// Run a fio job file on a simulated drive (or a real one with --target).
     Run(run::RunArgs),
+    /// Draw a saved time-series CSV as SVG (IOPS; WA and power, or p99 latency).
+    Plot(plot::PlotArgs),
     /// Run a job file over a grid of OP x power state x power cap (x seeds), in parallel or
     /// sharded; `sweep merge` joins shards.
     Sweep(sweep::SweepArgs),
-    /// Draw a saved time-series CSV as SVG (IOPS; WA and power, or p99 latency).
-    Plot(plot::PlotArgs),
     /// Simulator speed (4 KiB random writes per wall second) and FTL memory per 4 KiB of NAND.
     Bench(bench::BenchArgs),
+    /// SNIA PTS-E test (purge, precondition, rounds to steady state): iops, throughput, latency, wsat.
+    Pts(pts::PtsArgs),
+    /// ezFIO's sequence: fills, block-size and thread sweeps, the 70/30 stability test (CoV).
+    Ezfio(ezfio::EzfioArgs),
+    /// VDBench-style application profile (oracle, sql, vdi, vsi) as an iorate curve.
+    Profile(profile::ProfileArgs),
+    /// Aerospike ACT at load N: pass/fail per one-hour slice.
+    Act(act::ActArgs),
+    /// Fresh-out-of-box to steady state: 4 KiB random writes, IOPS and WA per second.
+    Fob(fob::FobArgs),
     /// Compare every row of a measured CSV with the simulated drive: predicted, measured, error.
     Validate(validate::ValidateArgs),
     /// Fit profile parameters to measured figures and write the calibrated profile.
@@ -52,8 +62,9 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
-            Command::Sweep(args) => sweep::run(args),
             Command::Plot(args) => plot::run(args),
+            Command::Sweep(args) => sweep::run(args),
+            Command::Bench(args) => bench::run(args),
             Command::Validate(args) => validate::run(args),
             Command::Calibrate(args) => calibrate::run(args),
             Command::Pts(args) => pts::run(args),
@@ -61,7 +72,6 @@ impl Command {
             Command::Profile(args) => profile::run(args),
             Command::Act(args) => act::run(args),
             Command::Fob(args) => fob::run(args),
-            Command::Bench(args) => bench::run(args),
         }
     }
 }
