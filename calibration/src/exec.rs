@@ -65,6 +65,7 @@ pub fn group(plans: &[Plan]) -> Vec<Vec<usize>> {
             let q = &plans[*j];
             q.drive == p.drive
                 && q.user_capacity_bytes == p.user_capacity_bytes
+                && q.power_cap_w == p.power_cap_w
                 && q.steady == p.steady
         };
         match groups.iter_mut().find(|g| g.first().is_some_and(same)) {
@@ -89,13 +90,17 @@ fn run_group(
     let p0 = &plans[first];
     let mut cfg = SimConfig::new(p0.drive.clone(), s.seed);
     cfg.user_capacity_bytes = p0.user_capacity_bytes;
+    cfg.power_cap_w = p0.power_cap_w;
     cfg.scale_divisor = s.scale_divisor;
     let mut session = match SimSession::new(cfg) {
         Ok(x) => x,
         Err(e) => return members.iter().map(|&i| (i, Err(e.to_string()))).collect(),
     };
-    // One series point per full-scale second: the scaled drive runs 1/factor of the time.
-    session.cfg.interval_ns = ((1e9 / session.scale_factor()) as u64).max(1_000);
+    // Per-second IOPS samples are one second of simulated time: IOPS are full-scale figures, so
+    // a simulated second holds as many I/Os as a real drive's second (a "full-scale second" of
+    // 1/factor s would hold 1/factor of them and measure sampling noise, not the drive).
+    session.cfg.interval_ns = 1_000_000_000;
+    let factor = session.scale_factor();
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
     if let Err(e) = run_text(&mut session, &fill_job()) {
@@ -119,7 +124,7 @@ fn run_group(
                 return out;
             }
         }
-        let r = run_text(&mut session, &measure_job(p, user_bytes)).and_then(|v| {
+        let r = run_text(&mut session, &measure_job(p, user_bytes, factor)).and_then(|v| {
             let job = v["jobs"]
                 .as_array()
                 .and_then(|a| a.last())
@@ -170,7 +175,7 @@ fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
 }
 
 /// Warm-up job then the measured job (the last in the result), same workload.
-fn measure_job(p: &Plan, user_bytes: u64) -> String {
+fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
     let w = &p.workload;
     let mut t = String::from("[global]\n");
     let _ = writeln!(t, "rw={}", w.rw);
@@ -198,8 +203,9 @@ fn measure_job(p: &Plan, user_bytes: u64) -> String {
     let per_job = |n: u64| (n / w.numjobs as u64).max(1);
     let _ = writeln!(t, "[warm]\nnumber_ios={}", per_job(total / 5));
     if p.metric == Metric::Cov {
-        // ezFIO's stability test is 20 minutes of per-second IOPS; 5 minutes (scaled with the drive) keep runs short.
-        t.push_str("[measure]\nstonewall\ntime_based=1\nruntime=300\n");
+        // ezFIO's stability test is 20 minutes of per-second IOPS; 20 one-second samples of
+        // simulated time keep runs short (the job runtime is full-scale time, hence x factor).
+        let _ = writeln!(t, "[measure]\nstonewall\ntime_based=1\nruntime={}", (20.0 * factor).ceil() as u64);
     } else {
         let _ = writeln!(t, "[measure]\nstonewall\nnumber_ios={}", per_job(total));
     }
