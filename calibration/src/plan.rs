@@ -370,8 +370,8 @@ mod tests {
                 "no drive profile",
             ),
             (
-                "a,tiny,,4,fio,steady,w,4k,0,yes,1,1,iops,1,iops,",
-                "power governor",
+                "a,tiny,,4,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,",
+                "power-limited run",
             ),
             (
                 "a,tiny,,,fio,steady,w,4k,0,yes,1,1,bogus,1,x,",
@@ -384,6 +384,11 @@ mod tests {
                 Mapping::Skip(reason) => assert!(reason.contains(want), "{reason}"),
                 Mapping::Run(_) => panic!("{line} ran"),
             }
+        }
+        // A capped row runs under the governor at its cap.
+        match map_row(&row("a,tiny,,4,fio,steady,w,4k,0,yes,1,1,iops,1,iops,"), &facts) {
+            Mapping::Run(p) => assert_eq!(p.power_cap_w, Some(4.0)),
+            Mapping::Skip(reason) => panic!("capped row skipped: {reason}"),
         }
     }
 }
