@@ -7,21 +7,18 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .expect("run the ssdlab binary")
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
 }
 
 fn temp_dir(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("ssdlab-cli-validate-{}-{test}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("ssdlab-cli-validate-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
 
-const HEAD: &str = "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
+const HEAD: &str =
+    "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
 
 fn small_csv(dir: &std::path::Path) -> PathBuf {
     let p = dir.join("m.csv");
@@ -59,30 +56,18 @@ fn validate_json_has_the_issue_schema_and_skips_with_reasons() {
         for k in ["id", "predicted", "measured", "unit", "rel_error"] {
             assert!(!r[k].is_null(), "row lacks {k}: {r}");
         }
-        let (p, m, e) = (
-            r["predicted"].as_f64().unwrap(),
-            r["measured"].as_f64().unwrap(),
-            r["rel_error"].as_f64().unwrap(),
-        );
+        let (p, m, e) =
+            (r["predicted"].as_f64().unwrap(), r["measured"].as_f64().unwrap(), r["rel_error"].as_f64().unwrap());
         assert!(p > 0.0 && ((p - m) / m - e).abs() < 1e-9);
     }
     let rw = rows.iter().find(|r| r["id"] == "rw").unwrap();
-    assert!(
-        rw["assumptions"].to_string().contains("256 threads"),
-        "ezFIO default stated: {rw}"
-    );
+    assert!(rw["assumptions"].to_string().contains("256 threads"), "ezFIO default stated: {rw}");
     let skipped = v["skipped"].as_array().expect("skipped");
-    let reason = |id: &str| {
-        skipped
-            .iter()
-            .find(|s| s["id"] == id)
-            .map(|s| s["reason"].as_str().unwrap_or("").to_string())
-    };
+    let reason =
+        |id: &str| skipped.iter().find(|s| s["id"] == id).map(|s| s["reason"].as_str().unwrap_or("").to_string());
     assert!(reason("other").unwrap().contains("no drive profile"));
     assert!(reason("odd").unwrap().contains("metric `smell`"));
-    assert!(
-        v["median_abs_rel_error"].as_f64().is_some() && v["max_abs_rel_error"].as_f64().is_some()
-    );
+    assert!(v["median_abs_rel_error"].as_f64().is_some() && v["max_abs_rel_error"].as_f64().is_some());
     for f in ["validation.json", "validation.svg", "validation.txt"] {
         assert!(out.join(f).exists(), "{f} written");
     }
@@ -101,13 +86,7 @@ fn table_output_lists_worst_rows_first() {
         .lines()
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
-        .filter_map(|l| {
-            l.split_whitespace()
-                .last()?
-                .trim_end_matches('%')
-                .parse::<f64>()
-                .ok()
-        })
+        .filter_map(|l| l.split_whitespace().last()?.trim_end_matches('%').parse::<f64>().ok())
         .map(f64::abs)
         .collect();
     assert_eq!(errs.len(), 3, "{text}");
@@ -118,26 +97,15 @@ fn table_output_lists_worst_rows_first() {
 #[test]
 fn bad_or_missing_csv_exits_2_naming_file_line_column() {
     let dir = temp_dir("bad");
-    let o = ssdlab(&[
-        "validate",
-        "--measured",
-        dir.join("missing.csv").to_str().unwrap(),
-    ]);
+    let o = ssdlab(&["validate", "--measured", dir.join("missing.csv").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
     let bad = dir.join("bad.csv");
-    std::fs::write(
-        &bad,
-        format!("{HEAD}rr,tiny,,,fio,steady,w,4k,100,yes,deep,1,iops,1,iops,\n"),
-    )
-    .unwrap();
+    std::fs::write(&bad, format!("{HEAD}rr,tiny,,,fio,steady,w,4k,100,yes,deep,1,iops,1,iops,\n")).unwrap();
     let o = ssdlab(&["validate", "--measured", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(
-        err.contains("bad.csv") && err.contains("line 2") && err.contains("column `qd`"),
-        "{err}"
-    );
+    assert!(err.contains("bad.csv") && err.contains("line 2") && err.contains("column `qd`"), "{err}");
     std::fs::write(&bad, "id,drive\nx,tiny\n").unwrap();
     let o = ssdlab(&["validate", "--measured", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
@@ -164,10 +132,7 @@ fn calibrate_writes_a_profile_that_loads_with_the_fit_recorded() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(
-        text.starts_with("# Calibrated by `ssdlab calibrate` from tiny"),
-        "{text}"
-    );
+    assert!(text.starts_with("# Calibrated by `ssdlab calibrate` from tiny"), "{text}");
     assert!(text.contains("timing.t_r_us") && text.contains("seed 1"));
     let o = ssdlab(&["drive", "show", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -51,38 +51,24 @@ pub const APP_PROFILES: [AppProfile; 4] = [
 /// The profile a measured row's workload names ("Oracle profile" -> oracle).
 pub fn find(workload: &str) -> Option<&'static AppProfile> {
     let w = workload.to_ascii_lowercase();
-    APP_PROFILES
-        .iter()
-        .find(|p| w.split_whitespace().next() == Some(p.name))
+    APP_PROFILES.iter().find(|p| w.split_whitespace().next() == Some(p.name))
 }
 
 /// One split rescaled to integer percentages summing to 100 (`4k/28:8k/47:16k/25`).
 pub fn rescaled(split: &[(u32, f64)]) -> String {
     let total: f64 = split.iter().map(|e| e.1).sum();
-    let mut pct: Vec<u32> = split
-        .iter()
-        .map(|e| (e.1 / total * 100.0).round() as u32)
-        .collect();
+    let mut pct: Vec<u32> = split.iter().map(|e| (e.1 / total * 100.0).round() as u32).collect();
     let sum: u32 = pct.iter().sum();
     if let Some(i) = (0..split.len()).max_by(|&a, &b| split[a].1.total_cmp(&split[b].1)) {
         pct[i] = (pct[i] + 100).saturating_sub(sum);
     }
-    split
-        .iter()
-        .zip(pct)
-        .map(|(e, p)| format!("{}k/{p}", e.0))
-        .collect::<Vec<_>>()
-        .join(":")
+    split.iter().zip(pct).map(|(e, p)| format!("{}k/{p}", e.0)).collect::<Vec<_>>().join(":")
 }
 
 impl AppProfile {
     /// fio `bssplit=READ,WRITE`.
     pub fn bssplit(&self) -> String {
-        format!(
-            "{},{}",
-            rescaled(self.read_split),
-            rescaled(self.write_split)
-        )
+        format!("{},{}", rescaled(self.read_split), rescaled(self.write_split))
     }
 
     /// Mean transfer size in bytes of the rescaled mix (for sizing runs).
@@ -102,16 +88,10 @@ mod tests {
 
     #[test]
     fn splits_rescale_to_100() {
-        assert_eq!(
-            rescaled(&[(4, 22.1), (8, 37.3), (16, 19.12)]),
-            "4k/28:8k/48:16k/24"
-        );
+        assert_eq!(rescaled(&[(4, 22.1), (8, 37.3), (16, 19.12)]), "4k/28:8k/48:16k/24");
         for p in &APP_PROFILES {
             for half in p.bssplit().split(',') {
-                let s: u32 = half
-                    .split(':')
-                    .map(|e| e.split('/').nth(1).unwrap().parse::<u32>().unwrap())
-                    .sum();
+                let s: u32 = half.split(':').map(|e| e.split('/').nth(1).unwrap().parse::<u32>().unwrap()).sum();
                 assert_eq!(s, 100, "{}", p.name);
             }
         }

@@ -25,10 +25,7 @@ pub struct RunSettings {
 
 impl Default for RunSettings {
     fn default() -> Self {
-        RunSettings {
-            scale_divisor: None,
-            seed: 1,
-        }
+        RunSettings { scale_divisor: None, seed: 1 }
     }
 }
 
@@ -45,10 +42,8 @@ pub struct Prediction {
 /// or whose run fails gets an error message instead of a value.
 pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
     let groups = group(plans);
-    let done: Vec<Vec<(usize, Result<Prediction, String>)>> = groups
-        .par_iter()
-        .map(|members| run_group(plans, members, s))
-        .collect();
+    let done: Vec<Vec<(usize, Result<Prediction, String>)>> =
+        groups.par_iter().map(|members| run_group(plans, members, s)).collect();
     let mut out: Vec<Result<Prediction, String>> = vec![Err("not run".into()); plans.len()];
     for (i, r) in done.into_iter().flatten() {
         out[i] = r;
@@ -79,11 +74,7 @@ pub fn group(plans: &[Plan]) -> Vec<Vec<usize>> {
     groups
 }
 
-fn run_group(
-    plans: &[Plan],
-    members: &[usize],
-    s: &RunSettings,
-) -> Vec<(usize, Result<Prediction, String>)> {
+fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, Result<Prediction, String>)> {
     let Some(&first) = members.first() else {
         return Vec::new();
     };
@@ -104,10 +95,7 @@ fn run_group(
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
     if let Err(e) = run_text(&mut session, &fill_job()) {
-        return members
-            .iter()
-            .map(|&i| (i, Err(format!("fill: {e}"))))
-            .collect();
+        return members.iter().map(|&i| (i, Err(format!("fill: {e}")))).collect();
     }
     let mut preconditioned = false;
     for &i in members {
@@ -125,12 +113,8 @@ fn run_group(
             }
         }
         let r = run_text(&mut session, &measure_job(p, user_bytes, factor)).and_then(|v| {
-            let job = v["jobs"]
-                .as_array()
-                .and_then(|a| a.last())
-                .ok_or("no job in the result")?;
-            let value = fio_metric(job, p.metric)
-                .ok_or_else(|| format!("result has no {}", p.metric.name()))?;
+            let job = v["jobs"].as_array().and_then(|a| a.last()).ok_or("no job in the result")?;
+            let value = fio_metric(job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
             Ok(Prediction {
                 value,
                 wa: job["ssdlab"]["write_amplification"].as_f64().unwrap_or(0.0),
@@ -143,8 +127,7 @@ fn run_group(
 }
 
 fn run_text(session: &mut SimSession, text: &str) -> Result<Value, String> {
-    let file = job::parse_str(text, "calibration.fio", &ParseOptions::default())
-        .map_err(|e| e.to_string())?;
+    let file = job::parse_str(text, "calibration.fio", &ParseOptions::default()).map_err(|e| e.to_string())?;
     let r = session.run(&file, None, None).map_err(|e| e.to_string())?;
     Ok(session.json(&r, false))
 }
@@ -193,11 +176,7 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
     if let Some(r) = w.percentage_random {
         let _ = writeln!(t, "percentage_random={r}");
     }
-    let _ = writeln!(
-        t,
-        "iodepth={}\nnumjobs={}\nnorandommap=1\ngroup_reporting=1",
-        w.iodepth, w.numjobs
-    );
+    let _ = writeln!(t, "iodepth={}\nnumjobs={}\nnorandommap=1\ngroup_reporting=1", w.iodepth, w.numjobs);
     t.push_str("percentile_list=50:99:99.9:99.99\n");
     let total = measure_ios(p, user_bytes);
     let per_job = |n: u64| (n / w.numjobs as u64).max(1);
@@ -216,47 +195,24 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
 /// metrics).
 pub fn fio_metric(job: &Value, metric: Metric) -> Option<f64> {
     let dirs = [&job["read"], &job["write"]];
-    let ios = |d: &Value| {
-        d["total_ios"]
-            .as_f64()
-            .or_else(|| d["io_bytes"].as_f64().map(|_| 0.0))
-            .unwrap_or(0.0)
-    };
+    let ios = |d: &Value| d["total_ios"].as_f64().or_else(|| d["io_bytes"].as_f64().map(|_| 0.0)).unwrap_or(0.0);
     match metric {
         Metric::Iops => Some(dirs.iter().map(|d| d["iops"].as_f64().unwrap_or(0.0)).sum()),
-        Metric::Bandwidth => Some(
-            dirs.iter()
-                .map(|d| d["bw_bytes"].as_f64().unwrap_or(0.0))
-                .sum::<f64>()
-                / 1e6,
-        ),
+        Metric::Bandwidth => Some(dirs.iter().map(|d| d["bw_bytes"].as_f64().unwrap_or(0.0)).sum::<f64>() / 1e6),
         Metric::MeanLatency => {
             let n: f64 = dirs.iter().map(|d| ios(d)).sum();
             if n <= 0.0 {
                 return None;
             }
-            let sum: f64 = dirs
-                .iter()
-                .map(|d| ios(d) * d["clat_ns"]["mean"].as_f64().unwrap_or(0.0))
-                .sum();
+            let sum: f64 = dirs.iter().map(|d| ios(d) * d["clat_ns"]["mean"].as_f64().unwrap_or(0.0)).sum();
             Some(sum / n / 1e3)
         }
         Metric::Percentile(q) => {
-            let d = if ios(dirs[0]) >= ios(dirs[1]) {
-                dirs[0]
-            } else {
-                dirs[1]
-            };
-            d["clat_ns"]["percentile"][format!("{q:.6}")]
-                .as_f64()
-                .map(|ns| ns / 1e3)
+            let d = if ios(dirs[0]) >= ios(dirs[1]) { dirs[0] } else { dirs[1] };
+            d["clat_ns"]["percentile"][format!("{q:.6}")].as_f64().map(|ns| ns / 1e3)
         }
         Metric::Cov => job["ssdlab"]["iops_cov_pct"].as_f64().or_else(|| {
-            let d = if ios(dirs[0]) >= ios(dirs[1]) {
-                dirs[0]
-            } else {
-                dirs[1]
-            };
+            let d = if ios(dirs[0]) >= ios(dirs[1]) { dirs[0] } else { dirs[1] };
             let (m, sd) = (d["iops_mean"].as_f64()?, d["iops_stddev"].as_f64()?);
             (m > 0.0).then(|| sd / m * 100.0)
         }),

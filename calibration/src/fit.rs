@@ -90,37 +90,20 @@ pub enum FitError {
 const FAIL_RESIDUAL: f64 = std::f64::consts::LN_10;
 
 /// Fits `opts.params` of `base` to the plans (which must all be for this drive).
-pub fn fit(
-    base: &ValidatedProfile,
-    plans: &[Plan],
-    opts: &FitOptions,
-) -> Result<FitResult, FitError> {
+pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result<FitResult, FitError> {
     // cov is a property of the GC schedule's noise, not of these parameters: reported, not fitted.
-    let plans: Vec<Plan> = plans
-        .iter()
-        .filter(|p| p.metric != Metric::Cov)
-        .cloned()
-        .collect();
+    let plans: Vec<Plan> = plans.iter().filter(|p| p.metric != Metric::Cov).cloned().collect();
     if plans.is_empty() {
         return Err(FitError::NoPoints(base.profile.name.clone()));
     }
-    let params: Vec<Param> = opts
-        .params
-        .iter()
-        .copied()
-        .filter(|q| plans.iter().any(|p| q.affects(p)))
-        .collect();
+    let params: Vec<Param> = opts.params.iter().copied().filter(|q| plans.iter().any(|p| q.affects(p))).collect();
     if params.is_empty() {
         let names: Vec<&str> = opts.params.iter().map(|p| p.key()).collect();
         return Err(FitError::NoParams(names.join(", ")));
     }
     let cell = base.geometry.cell.name().to_ascii_lowercase();
     let bounds: Vec<(f64, f64)> = params.iter().map(|p| p.bounds(&cell)).collect();
-    let x0: Vec<f64> = params
-        .iter()
-        .zip(&bounds)
-        .map(|(p, b)| p.get(&base.profile).clamp(b.0, b.1).ln())
-        .collect();
+    let x0: Vec<f64> = params.iter().zip(&bounds).map(|(p, b)| p.get(&base.profile).clamp(b.0, b.1).ln()).collect();
     let ev = Evaluator {
         base: &base.profile,
         params: &params,
@@ -153,13 +136,7 @@ pub fn fit(
             .collect();
         let jac: Vec<Vec<f64>> = cols
             .iter()
-            .map(|(step, pj)| {
-                ev.residuals(pj)
-                    .iter()
-                    .zip(&res)
-                    .map(|(a, b)| (a - b) / step)
-                    .collect()
-            })
+            .map(|(step, pj)| ev.residuals(pj).iter().zip(&res).map(|(a, b)| (a - b) / step).collect())
             .collect();
         let mut improved = false;
         for _ in 0..4 {
@@ -170,11 +147,7 @@ pub fn fit(
                         .clamp(bounds[j].0.ln(), bounds[j].1.ln())
                 })
                 .collect();
-            let moved = xn
-                .iter()
-                .zip(&x)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let moved = xn.iter().zip(&x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             if moved < opts.tolerance.ln() {
                 break;
             }
@@ -199,8 +172,7 @@ pub fn fit(
     for (j, p) in params.iter().enumerate() {
         let v = round_param(*p, x[j].exp());
         p.set(&mut profile, v);
-        let at_bound =
-            (x[j] - bounds[j].0.ln()).abs() < 1e-3 || (x[j] - bounds[j].1.ln()).abs() < 1e-3;
+        let at_bound = (x[j] - bounds[j].0.ln()).abs() < 1e-3 || (x[j] - bounds[j].1.ln()).abs() < 1e-3;
         fitted.push(FittedParam {
             key: p.key(),
             start: p.get(&base.profile),
@@ -264,9 +236,7 @@ fn lm_step(jac: &[Vec<f64>], res: &[f64], lambda: f64) -> Vec<f64> {
     }
     // Gaussian elimination with partial pivoting.
     for c in 0..n {
-        let piv = (c..n)
-            .max_by(|&p, &q| a[p][c].abs().total_cmp(&a[q][c].abs()))
-            .unwrap_or(c);
+        let piv = (c..n).max_by(|&p, &q| a[p][c].abs().total_cmp(&a[q][c].abs())).unwrap_or(c);
         a.swap(c, piv);
         let d = a[c][c];
         if d.abs() < 1e-15 {
@@ -281,15 +251,7 @@ fn lm_step(jac: &[Vec<f64>], res: &[f64], lambda: f64) -> Vec<f64> {
             }
         }
     }
-    (0..n)
-        .map(|j| {
-            if a[j][j].abs() < 1e-15 {
-                0.0
-            } else {
-                a[j][n] / a[j][j]
-            }
-        })
-        .collect()
+    (0..n).map(|j| if a[j][j].abs() < 1e-15 { 0.0 } else { a[j][n] / a[j][j] }).collect()
 }
 
 struct Evaluator<'a> {
@@ -312,21 +274,14 @@ impl Evaluator<'_> {
         }
         let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("ssdlab-fit-{}-{n}.toml", std::process::id()));
-        let mut out: Vec<Option<f64>> =
-            fallback.map_or_else(|| vec![None; self.plans.len()], |f| f.to_vec());
+        let mut out: Vec<Option<f64>> = fallback.map_or_else(|| vec![None; self.plans.len()], |f| f.to_vec());
         let text = profile::to_toml(&prof);
         if std::fs::write(&path, text).is_err() {
             return vec![None; self.plans.len()];
         }
         let drive = path.display().to_string();
         let idx: Vec<usize> = (0..self.plans.len()).filter(|&i| mask[i]).collect();
-        let sub: Vec<Plan> = idx
-            .iter()
-            .map(|&i| Plan {
-                drive: drive.clone(),
-                ..self.plans[i].clone()
-            })
-            .collect();
+        let sub: Vec<Plan> = idx.iter().map(|&i| Plan { drive: drive.clone(), ..self.plans[i].clone() }).collect();
         let res = run_plans(&sub, self.settings);
         let _ = std::fs::remove_file(&path);
         for (i, r) in idx.into_iter().zip(res) {
@@ -346,13 +301,7 @@ impl Evaluator<'_> {
                 Some(v) if *v > 0.0 => (v / p.measured).ln(),
                 _ => FAIL_RESIDUAL,
             })
-            .map(|r| {
-                if r.abs() <= c {
-                    r
-                } else {
-                    r.signum() * (2.0 * c * r.abs() - c * c).sqrt()
-                }
-            })
+            .map(|r| if r.abs() <= c { r } else { r.signum() * (2.0 * c * r.abs() - c * c).sqrt() })
             .collect()
     }
 
@@ -372,23 +321,12 @@ pub fn apply_to_text(text: &str, fit: &FitResult) -> String {
         };
         let value = match p {
             Param::TRUs => {
-                let v: Vec<String> = fit
-                    .profile
-                    .timing
-                    .t_r_us
-                    .iter()
-                    .map(|x| format!("{x:.1}"))
-                    .collect();
+                let v: Vec<String> = fit.profile.timing.t_r_us.iter().map(|x| format!("{x:.1}")).collect();
                 format!("[{}]", v.join(", "))
             }
             _ => fmt_value(fp.fitted),
         };
-        out = set_key(
-            &out,
-            fp.key,
-            &value,
-            &format!("fitted (was {})", fmt_value(fp.start)),
-        );
+        out = set_key(&out, fp.key, &value, &format!("fitted (was {})", fmt_value(fp.start)));
     }
     out
 }
@@ -409,38 +347,21 @@ pub fn set_key(text: &str, dotted: &str, value: &str, note: &str) -> String {
     };
     let lines: Vec<&str> = text.lines().collect();
     let header = format!("[{section}]");
-    let Some(start) = lines
-        .iter()
-        .position(|l| l.trim_start().starts_with(&header))
-    else {
+    let Some(start) = lines.iter().position(|l| l.trim_start().starts_with(&header)) else {
         return format!("{}\n{header}\n{key} = {value}  # {note}\n", text.trim_end());
     };
-    let end = (start + 1..lines.len())
-        .find(|&i| lines[i].trim_start().starts_with('['))
-        .unwrap_or(lines.len());
+    let end = (start + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with('[')).unwrap_or(lines.len());
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    let is_key = |l: &str| {
-        l.split('=').next().map(str::trim) == Some(key) && !l.trim_start().starts_with('#')
-    };
+    let is_key = |l: &str| l.split('=').next().map(str::trim) == Some(key) && !l.trim_start().starts_with('#');
     match (start + 1..end).find(|&i| is_key(lines[i])) {
         Some(i) => {
-            let old_comment = lines[i]
-                .split_once('#')
-                .map(|(_, c)| c.trim())
-                .unwrap_or("");
+            let old_comment = lines[i].split_once('#').map(|(_, c)| c.trim()).unwrap_or("");
             let lhs = format!("{key} = {value}");
-            let comment = if old_comment.is_empty() {
-                note.to_string()
-            } else {
-                format!("{note}; {old_comment}")
-            };
+            let comment = if old_comment.is_empty() { note.to_string() } else { format!("{note}; {old_comment}") };
             out[i] = format!("{lhs:<30} # {comment}");
         }
         None => {
-            let at = (start + 1..end)
-                .rev()
-                .find(|&i| !lines[i].trim().is_empty())
-                .map_or(start + 1, |i| i + 1);
+            let at = (start + 1..end).rev().find(|&i| !lines[i].trim().is_empty()).map_or(start + 1, |i| i + 1);
             out.insert(at, format!("{:<30} # {note}", format!("{key} = {value}")));
         }
     }
@@ -461,10 +382,7 @@ mod tests {
         assert!(s.contains("# fitted (was 1200.0); one-shot"), "{s}");
         let s = set_key(t, "controller.write_ack_us", "7.5", "fitted");
         let tail: Vec<&str> = s.lines().rev().take(2).collect();
-        assert!(
-            tail[0].starts_with("write_ack_us = 7.5") && tail[0].ends_with("# fitted"),
-            "{s}"
-        );
+        assert!(tail[0].starts_with("write_ack_us = 7.5") && tail[0].ends_with("# fitted"), "{s}");
         assert_eq!(tail[1], "cmd_limit_kiops = 10.0");
     }
 
@@ -473,9 +391,6 @@ mod tests {
         // r = [x0 - 1, 2 x1 + 2] at x = 0: J = [[1,0],[0,2]] -> delta = [1, -1].
         let jac = vec![vec![1.0, 0.0], vec![0.0, 2.0]];
         let d = lm_step(&jac, &[-1.0, 2.0], 0.0);
-        assert!(
-            (d[0] - 1.0).abs() < 1e-12 && (d[1] + 1.0).abs() < 1e-12,
-            "{d:?}"
-        );
+        assert!((d[0] - 1.0).abs() < 1e-12 && (d[1] + 1.0).abs() < 1e-12, "{d:?}");
     }
 }

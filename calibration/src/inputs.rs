@@ -13,10 +13,8 @@ use std::path::Path;
 /// Reads any supported input for drive `drive`.
 pub fn read_input(path: &Path, drive: &str) -> Result<Vec<MeasuredRow>, MeasuredError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| MeasuredError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| MeasuredError::Io { file: file.clone(), message: e.to_string() })?;
     if !text.trim_start().starts_with('{') {
         return measured::parse(&text, &file);
     }
@@ -39,49 +37,30 @@ pub fn json_rows(v: &Value, file: &str, drive: &str) -> Result<Vec<MeasuredRow>,
     };
     let global = &v["global options"];
     // ssdlab results record the user capacity the drive was simulated at.
-    let cap_tb = v["ssdlab"]["user_capacity_bytes"]
-        .as_f64()
-        .map(|b| b / 1e12);
-    let stem = Path::new(file)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("input");
+    let cap_tb = v["ssdlab"]["user_capacity_bytes"].as_f64().map(|b| b / 1e12);
+    let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("input");
     let mut rows = Vec::new();
     for (k, job) in jobs.iter().enumerate() {
         let opt = |key: &str| -> Option<String> {
-            job["job options"][key]
-                .as_str()
-                .or_else(|| global[key].as_str())
-                .map(str::to_string)
+            job["job options"][key].as_str().or_else(|| global[key].as_str()).map(str::to_string)
         };
-        let rw = opt("rw")
-            .or_else(|| opt("readwrite"))
-            .unwrap_or_else(|| "read".into());
+        let rw = opt("rw").or_else(|| opt("readwrite")).unwrap_or_else(|| "read".into());
         let (random, read_pct) = match rw.as_str() {
             "read" => (false, 100.0),
             "write" => (false, 0.0),
             "randread" => (true, 100.0),
             "randwrite" => (true, 0.0),
             "randrw" | "rw" | "readwrite" => {
-                let mix = opt("rwmixread")
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .unwrap_or(50.0);
+                let mix = opt("rwmixread").and_then(|s| s.parse::<f64>().ok()).unwrap_or(50.0);
                 (rw == "randrw", mix)
             }
             _ => continue,
         };
-        let bs = opt("bs")
-            .or_else(|| opt("blocksize"))
-            .unwrap_or_else(|| "4k".into())
-            .to_ascii_lowercase();
+        let bs = opt("bs").or_else(|| opt("blocksize")).unwrap_or_else(|| "4k".into()).to_ascii_lowercase();
         let num = |key: &str| opt(key).and_then(|s| s.parse::<u32>().ok()).unwrap_or(1);
         let (qd, jobs_n) = (num("iodepth"), num("numjobs"));
         let name = job["jobname"].as_str().unwrap_or("job");
-        let mut metrics = vec![if random {
-            Metric::Iops
-        } else {
-            Metric::Bandwidth
-        }];
+        let mut metrics = vec![if random { Metric::Iops } else { Metric::Bandwidth }];
         if qd * jobs_n == 1 {
             metrics.push(Metric::MeanLatency);
         }

@@ -56,30 +56,18 @@ pub enum MeasuredError {
     #[error("{file}: {message}")]
     Io { file: String, message: String },
     #[error("{file}: line {line}: {message}")]
-    Syntax {
-        file: String,
-        line: usize,
-        message: String,
-    },
+    Syntax { file: String, line: usize, message: String },
     #[error("{file}: line 1: missing column `{column}` (required: {})", COLUMNS.join(", "))]
     MissingColumn { file: String, column: &'static str },
     #[error("{file}: line {line}, column `{column}`: `{value}` is not {expected}")]
-    Value {
-        file: String,
-        line: usize,
-        column: &'static str,
-        value: String,
-        expected: &'static str,
-    },
+    Value { file: String, line: usize, column: &'static str, value: String, expected: &'static str },
 }
 
 /// Reads a measured CSV file.
 pub fn read_file(path: &Path) -> Result<Vec<MeasuredRow>, MeasuredError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| MeasuredError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| MeasuredError::Io { file: file.clone(), message: e.to_string() })?;
     parse(&text, &file)
 }
 
@@ -95,14 +83,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<MeasuredRow>, MeasuredError> 
     };
     let mut index = [0usize; COLUMNS.len()];
     for (slot, col) in index.iter_mut().zip(COLUMNS) {
-        *slot =
-            header
-                .iter()
-                .position(|h| h.trim() == col)
-                .ok_or(MeasuredError::MissingColumn {
-                    file: file.into(),
-                    column: col,
-                })?;
+        *slot = header
+            .iter()
+            .position(|h| h.trim() == col)
+            .ok_or(MeasuredError::MissingColumn { file: file.into(), column: col })?;
     }
     let mut rows = Vec::new();
     for (line, fields) in records.iter().skip(1) {
@@ -117,12 +101,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<MeasuredRow>, MeasuredError> 
             });
         }
         let cell = |k: usize| fields[index[k]].trim().to_string();
-        let f = Fields {
-            file,
-            line: *line,
-            fields,
-            index: &index,
-        };
+        let f = Fields { file, line: *line, fields, index: &index };
         let id = cell(0);
         if id.is_empty() {
             return Err(f.bad(0, "a non-empty id"));
@@ -248,11 +227,7 @@ fn split_records(text: &str, file: &str) -> Result<Vec<(usize, Vec<String>)>, Me
 
 impl fmt::Display for MeasuredRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({}, {} {} = {} {})",
-            self.id, self.drive, self.workload, self.metric, self.value, self.unit
-        )
+        write!(f, "{} ({}, {} {} = {} {})", self.id, self.drive, self.workload, self.metric, self.value, self.unit)
     }
 }
 
@@ -260,7 +235,8 @@ impl fmt::Display for MeasuredRow {
 mod tests {
     use super::*;
 
-    const HEAD: &str = "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
+    const HEAD: &str =
+        "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
 
     #[test]
     fn quoted_fields_and_empty_numbers() {
@@ -277,16 +253,10 @@ mod tests {
     fn errors_name_line_and_column() {
         let t = format!("{HEAD}a,tiny,,,fio,steady,w,4k,100,yes,x,,iops,1000,iops,\n");
         let e = parse(&t, "m.csv").unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "m.csv: line 2, column `qd`: `x` is not a positive integer"
-        );
+        assert_eq!(e, "m.csv: line 2, column `qd`: `x` is not a positive integer");
         let e = parse("id,drive\n", "m.csv").unwrap_err().to_string();
         assert!(e.contains("missing column `user_capacity_tb`"), "{e}");
         let t = format!("{HEAD}a,tiny\n");
-        assert!(parse(&t, "m.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("line 2: 2 fields"));
+        assert!(parse(&t, "m.csv").unwrap_err().to_string().contains("line 2: 2 fields"));
     }
 }

@@ -37,13 +37,8 @@ pub const ALL: [Param; 9] = [
 ];
 
 /// The default fit: controller and NAND timing (what the embedded profiles are calibrated on).
-pub const DEFAULT: [Param; 5] = [
-    Param::CmdLimitKiops,
-    Param::ReadOverheadUs,
-    Param::WriteAckUs,
-    Param::TProgUs,
-    Param::TRUs,
-];
+pub const DEFAULT: [Param; 5] =
+    [Param::CmdLimitKiops, Param::ReadOverheadUs, Param::WriteAckUs, Param::TProgUs, Param::TRUs];
 
 impl Param {
     /// The profile key, `section.field`.
@@ -62,8 +57,7 @@ impl Param {
     }
 
     pub fn from_key(s: &str) -> Option<Param> {
-        ALL.into_iter()
-            .find(|p| p.key() == s || p.key().split('.').nth(1) == Some(s))
+        ALL.into_iter().find(|p| p.key() == s || p.key().split('.').nth(1) == Some(s))
     }
 
     pub fn get(self, p: &DriveProfile) -> f64 {
@@ -72,9 +66,7 @@ impl Param {
             Param::ReadOverheadUs => p.controller.read_overhead_us,
             Param::WriteAckUs => p.controller.write_ack_us,
             Param::TProgUs => p.timing.t_prog_us,
-            Param::TRUs => {
-                p.timing.t_r_us.iter().sum::<f64>() / p.timing.t_r_us.len().max(1) as f64
-            }
+            Param::TRUs => p.timing.t_r_us.iter().sum::<f64>() / p.timing.t_r_us.len().max(1) as f64,
             Param::IccReadMa => p.nand_energy.icc_read_ma,
             Param::IccProgMa => p.nand_energy.icc_prog_ma,
             Param::IccEraseMa => p.nand_energy.icc_erase_ma,
@@ -124,8 +116,7 @@ impl Param {
 
     /// Can this parameter move the plan's figure?
     pub fn affects(self, p: &Plan) -> bool {
-        let reads =
-            p.phase == Phase::Read || p.workload.rwmixread.is_some() || p.workload.rw == "randrw";
+        let reads = p.phase == Phase::Read || p.workload.rwmixread.is_some() || p.workload.rw == "randrw";
         let writes = p.phase != Phase::Read;
         match self {
             Param::CmdLimitKiops => p.metric != Metric::Power,

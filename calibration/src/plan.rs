@@ -140,18 +140,12 @@ fn metric_of(row: &MeasuredRow) -> Result<Metric, String> {
         other => return Err(format!("metric `{other}` is not one the simulator reports")),
     };
     if !row.unit.eq_ignore_ascii_case(unit) {
-        return Err(format!(
-            "unit `{}` for metric `{}` (expected {unit})",
-            row.unit, row.metric
-        ));
+        return Err(format!("unit `{}` for metric `{}` (expected {unit})", row.unit, row.metric));
     }
     Ok(m)
 }
 
-fn map_inner(
-    row: &MeasuredRow,
-    facts: &dyn Fn(&str) -> Option<DriveFacts>,
-) -> Result<Plan, String> {
+fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> Result<Plan, String> {
     let f = facts(&row.drive).ok_or_else(|| format!("no drive profile `{}`", row.drive))?;
     if row.tool == "vendor" {
         return Err("a vendor statement, not a measurement".into());
@@ -160,11 +154,7 @@ fn map_inner(
     let steady = match row.state.as_str() {
         "steady" => true,
         "peak" | "fob" | "FOB" => false,
-        s => {
-            return Err(format!(
-                "state `{s}`: only steady and peak/FOB measurements are modelled"
-            ))
-        }
+        s => return Err(format!("state `{s}`: only steady and peak/FOB measurements are modelled")),
     };
     let mut assumptions = Vec::new();
     if let Some(cap) = row.power_cap_w {
@@ -172,8 +162,7 @@ fn map_inner(
     }
     let mut workload = workload_of(row, &mut assumptions)?;
     apply_tool_defaults(row, &mut workload, &mut assumptions);
-    let reads_only =
-        workload.rwmixread == Some(100) || workload.rw == "read" || workload.rw == "randread";
+    let reads_only = workload.rwmixread == Some(100) || workload.rw == "read" || workload.rw == "randread";
     let phase = if reads_only {
         Phase::Read
     } else if workload.rw == "write" {
@@ -182,7 +171,9 @@ fn map_inner(
         Phase::Random
     };
     assumptions.push(match (steady, phase) {
-        (_, Phase::Read) => "preconditioning: one sequential 128k fill (reads need mapped data, not a random layout)".into(),
+        (_, Phase::Read) => {
+            "preconditioning: one sequential 128k fill (reads need mapped data, not a random layout)".into()
+        }
         (_, Phase::SeqWrite) => "preconditioning: one sequential 128k fill (sequential writes keep WA ~1)".into(),
         (true, Phase::Random) => "preconditioning: sequential fill + 2 drive writes of 4k random writes (Q32T4)".into(),
         (false, Phase::Random) => {
@@ -240,14 +231,10 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
     };
     let kib = if row.bs.is_empty() {
         let k = if random { 4 } else { 128 };
-        notes.push(format!(
-            "bs not given: {k}k ({} default)",
-            if random { "random" } else { "ezFIO sequential" }
-        ));
+        notes.push(format!("bs not given: {k}k ({} default)", if random { "random" } else { "ezFIO sequential" }));
         k
     } else {
-        parse_kib(&row.bs)
-            .ok_or_else(|| format!("block size `{}` (expected e.g. 4k, 128k)", row.bs))?
+        parse_kib(&row.bs).ok_or_else(|| format!("block size `{}` (expected e.g. 4k, 128k)", row.bs))?
     };
     let mix = read_pct.round() as u32;
     let rw = match (random, mix) {
@@ -275,49 +262,40 @@ fn apply_tool_defaults(row: &MeasuredRow, w: &mut Workload, notes: &mut Vec<Stri
     let tool = row.tool.to_ascii_lowercase();
     let (qd, jobs, why): (u32, u32, String) = match (row.qd, row.jobs) {
         (Some(q), Some(j)) => (q, j, String::new()),
-        (Some(q), None) => (
-            q,
-            1,
-            format!("jobs not given: 1 job x QD{q} (fio numjobs default)"),
-        ),
-        (None, Some(j)) => (
-            1,
-            j,
-            format!("qd not given: QD1 x {j} jobs (fio iodepth default)"),
-        ),
+        (Some(q), None) => (q, 1, format!("jobs not given: 1 job x QD{q} (fio numjobs default)")),
+        (None, Some(j)) => (1, j, format!("qd not given: QD1 x {j} jobs (fio iodepth default)")),
         (None, None) => {
             if tool.starts_with("ezfio") || tool.starts_with("nvme-cli") {
-                let src = if tool.starts_with("nvme-cli") {
-                    "power read during the ezFIO test: "
-                } else {
-                    ""
-                };
+                let src = if tool.starts_with("nvme-cli") { "power read during the ezFIO test: " } else { "" };
                 if random {
-                    (1, 256, format!("{src}ezFIO default: 4k random by thread count, peak at 256 threads x QD1 (REFERENCE.md)"))
-                } else if w.rw == "read" {
                     (
-                        256,
                         1,
+                        256,
                         format!(
-                            "{src}ezFIO default: SEQ read by block size at QD256 (REFERENCE.md)"
+                            "{src}ezFIO default: 4k random by thread count, peak at 256 threads x QD1 (REFERENCE.md)"
                         ),
                     )
+                } else if w.rw == "read" {
+                    (256, 1, format!("{src}ezFIO default: SEQ read by block size at QD256 (REFERENCE.md)"))
                 } else {
-                    (64, 1, format!("{src}ezFIO default: SEQ 128k fill at QD64, its sustained sequential write (REFERENCE.md)"))
+                    (
+                        64,
+                        1,
+                        format!(
+                            "{src}ezFIO default: SEQ 128k fill at QD64, its sustained sequential write (REFERENCE.md)"
+                        ),
+                    )
                 }
             } else if tool.starts_with("vdbench") {
-                (32, 8, "vdbench max iorate: threads as the P5430 vdbench rows, 32 x 8 = 256 outstanding (vdbench's own \
-                         default threads=8 would cap a 64-die drive far below the figure)"
-                    .into())
-            } else {
                 (
-                    1,
-                    1,
-                    format!(
-                        "{}: qd/jobs not given: fio defaults iodepth=1, numjobs=1",
-                        row.tool
-                    ),
+                    32,
+                    8,
+                    "vdbench max iorate: threads as the P5430 vdbench rows, 32 x 8 = 256 outstanding (vdbench's own \
+                         default threads=8 would cap a 64-die drive far below the figure)"
+                        .into(),
                 )
+            } else {
+                (1, 1, format!("{}: qd/jobs not given: fio defaults iodepth=1, numjobs=1", row.tool))
             }
         }
     };
@@ -335,9 +313,7 @@ mod tests {
 
     fn row(line: &str) -> MeasuredRow {
         let head = measured::COLUMNS.join(",");
-        measured::parse(&format!("{head}\n{line}\n"), "t.csv")
-            .unwrap()
-            .remove(0)
+        measured::parse(&format!("{head}\n{line}\n"), "t.csv").unwrap().remove(0)
     }
 
     fn facts(name: &str) -> Option<DriveFacts> {
@@ -347,36 +323,20 @@ mod tests {
     #[test]
     fn ezfio_defaults_and_phases() {
         let r = row("a,tiny,,8,ezfio,steady,4k random write,4k,0,yes,,,iops,1000,iops,");
-        let Mapping::Run(p) = map_row(&r, &facts) else {
-            panic!("skipped")
-        };
-        assert_eq!(
-            (p.workload.iodepth, p.workload.numjobs, p.phase),
-            (1, 256, Phase::Random)
-        );
+        let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
+        assert_eq!((p.workload.iodepth, p.workload.numjobs, p.phase), (1, 256, Phase::Random));
         assert!(p.assumptions.iter().any(|a| a.contains("256 threads")));
         let r = row("b,tiny,,,fio,steady,seq read,128k,100,no,32,1,bandwidth,100,MB/s,");
-        let Mapping::Run(p) = map_row(&r, &facts) else {
-            panic!("skipped")
-        };
+        let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
         assert_eq!((p.workload.rw, p.phase), ("read", Phase::Read));
     }
 
     #[test]
     fn skips_say_why() {
         let cases = [
-            (
-                "a,nosuch,,,fio,steady,w,4k,0,yes,1,1,iops,1,iops,",
-                "no drive profile",
-            ),
-            (
-                "a,tiny,,4,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,",
-                "power-limited run",
-            ),
-            (
-                "a,tiny,,,fio,steady,w,4k,0,yes,1,1,bogus,1,x,",
-                "metric `bogus`",
-            ),
+            ("a,nosuch,,,fio,steady,w,4k,0,yes,1,1,iops,1,iops,", "no drive profile"),
+            ("a,tiny,,4,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,", "power-limited run"),
+            ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,bogus,1,x,", "metric `bogus`"),
             ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,iops,1,MB/s,", "unit"),
         ];
         for (line, want) in cases {

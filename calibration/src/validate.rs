@@ -47,31 +47,17 @@ pub struct Report {
 /// Drive facts for the mapping from the embedded profiles or profile files.
 pub fn profile_facts(name: &str) -> Option<DriveFacts> {
     let p = profile::load(name).ok()?;
-    Some(DriveFacts {
-        ps0_w: p
-            .profile
-            .power
-            .states_w
-            .first()
-            .copied()
-            .unwrap_or(f64::INFINITY),
-    })
+    Some(DriveFacts { ps0_w: p.profile.power.states_w.first().copied().unwrap_or(f64::INFINITY) })
 }
 
 /// Maps every row: runnable plans and skipped rows (in file order).
-pub fn plan_rows(
-    rows: &[MeasuredRow],
-    facts: &dyn Fn(&str) -> Option<DriveFacts>,
-) -> (Vec<Plan>, Vec<Skipped>) {
+pub fn plan_rows(rows: &[MeasuredRow], facts: &dyn Fn(&str) -> Option<DriveFacts>) -> (Vec<Plan>, Vec<Skipped>) {
     let mut plans = Vec::new();
     let mut skipped = Vec::new();
     for r in rows {
         match map_row(r, facts) {
             Mapping::Run(p) => plans.push(*p),
-            Mapping::Skip(reason) => skipped.push(Skipped {
-                id: r.id.clone(),
-                reason,
-            }),
+            Mapping::Skip(reason) => skipped.push(Skipped { id: r.id.clone(), reason }),
         }
     }
     (plans, skipped)
@@ -96,18 +82,12 @@ pub fn validate(rows: &[MeasuredRow], s: &RunSettings) -> Report {
                 write_amplification: x.wa,
                 scale_divisor: x.scale_divisor,
             }),
-            Err(reason) => skipped.push(Skipped {
-                id: p.id,
-                reason: format!("simulation failed: {reason}"),
-            }),
+            Err(reason) => skipped.push(Skipped { id: p.id, reason: format!("simulation failed: {reason}") }),
         }
     }
     let abs: Vec<f64> = out.iter().map(|r| r.rel_error.abs()).collect();
-    let thr: Vec<f64> = out
-        .iter()
-        .filter(|r| r.metric == "iops" || r.metric == "bandwidth")
-        .map(|r| r.rel_error.abs())
-        .collect();
+    let thr: Vec<f64> =
+        out.iter().filter(|r| r.metric == "iops" || r.metric == "bandwidth").map(|r| r.rel_error.abs()).collect();
     Report {
         median_abs_rel_error: median(&abs),
         max_abs_rel_error: abs.iter().copied().fold(0.0, f64::max),
@@ -133,12 +113,7 @@ pub fn median(v: &[f64]) -> f64 {
 /// Human-readable table, worst rows first, then skipped rows and the summary.
 pub fn table(r: &Report) -> String {
     let mut rows: Vec<&RowResult> = r.rows.iter().collect();
-    rows.sort_by(|a, b| {
-        b.rel_error
-            .abs()
-            .total_cmp(&a.rel_error.abs())
-            .then(a.id.cmp(&b.id))
-    });
+    rows.sort_by(|a, b| b.rel_error.abs().total_cmp(&a.rel_error.abs()).then(a.id.cmp(&b.id)));
     let mut t = String::new();
     let _ = writeln!(
         t,

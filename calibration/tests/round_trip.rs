@@ -25,14 +25,8 @@ fn perturbed_tiny_profile_fits_back_within_5_percent() {
     let facts = |_: &str| Some(DriveFacts { ps0_w: 8.0 });
     let (mut plans, skipped) = plan_rows(&rows, &facts);
     assert!(skipped.is_empty());
-    let settings = RunSettings {
-        scale_divisor: Some(1),
-        seed: 7,
-    };
-    let measured: Vec<f64> = run_plans(&plans, &settings)
-        .into_iter()
-        .map(|r| r.unwrap().value)
-        .collect();
+    let settings = RunSettings { scale_divisor: Some(1), seed: 7 };
+    let measured: Vec<f64> = run_plans(&plans, &settings).into_iter().map(|r| r.unwrap().value).collect();
     for (p, m) in plans.iter_mut().zip(&measured) {
         p.measured = *m;
     }
@@ -42,22 +36,11 @@ fn perturbed_tiny_profile_fits_back_within_5_percent() {
         p.set(&mut perturbed, p.get(&truth.profile) * k);
     }
     let base = profile::parse(&profile::to_toml(&perturbed), "perturbed.toml").unwrap();
-    let opts = FitOptions {
-        params: params.to_vec(),
-        settings,
-        max_iter: 8,
-        ..Default::default()
-    };
+    let opts = FitOptions { params: params.to_vec(), settings, max_iter: 8, ..Default::default() };
     let r = fit(&base, &plans, &opts).unwrap();
     for (p, f) in params.iter().zip(&r.params) {
         let want = p.get(&truth.profile);
         let err = (f.fitted - want).abs() / want;
-        assert!(
-            err < 0.05,
-            "{}: fitted {} vs true {want} (start {}); {r:#?}",
-            f.key,
-            f.fitted,
-            f.start
-        );
+        assert!(err < 0.05, "{}: fitted {} vs true {want} (start {}); {r:#?}", f.key, f.fitted, f.start);
     }
 }

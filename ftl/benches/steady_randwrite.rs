@@ -41,7 +41,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("steady_state");
     g.throughput(Throughput::Elements(100_000));
     g.sample_size(10);
-    g.bench_function("randwrite_4k_generic_tlc_1_2048", |b| b.iter(|| writes(&mut d, &mut rng, units, 100_000, &mut tag)));
+    g.bench_function("randwrite_4k_generic_tlc_1_2048", |b| {
+        b.iter(|| writes(&mut d, &mut rng, units, 100_000, &mut tag))
+    });
     g.finish();
 }
 

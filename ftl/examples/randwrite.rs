@@ -54,7 +54,8 @@ fn main() {
         if done % (total / 10).max(1) == 0 {
             let c = d.counters();
             let dt = (d.now() - t_last) as f64 / 1e9;
-            let wa = (c.nand_write_bytes - c_last.nand_write_bytes) as f64 / (c.host_write_bytes - c_last.host_write_bytes) as f64;
+            let wa = (c.nand_write_bytes - c_last.nand_write_bytes) as f64
+                / (c.host_write_bytes - c_last.host_write_bytes) as f64;
             eprintln!(
                 "{:>5.1} drive writes: {:>9.0} IOPS  WA {:.3}  free {}  gc stall {:.3} s",
                 done as f64 / blocks as f64,
@@ -75,8 +76,15 @@ fn main() {
         "die busy {:.1}%  channel busy {:.1}%  reads {} programs {} erases {} suspends {}",
         fs.die_busy_ns as f64 / (g.dies() as f64 * d.now() as f64) * 100.0,
         d.flash().channel_busy_ns() as f64 / (g.channels as f64 * d.now() as f64) * 100.0,
-        fs.reads, fs.programs, fs.erases, fs.suspends
+        fs.reads,
+        fs.programs,
+        fs.erases,
+        fs.suspends
     );
     d.check_invariants().unwrap();
-    println!("{done} random writes in {el:.2} s wall = {:.2} M IO/s; WA {:.3}", done as f64 / el / 1e6, d.counters().wa());
+    println!(
+        "{done} random writes in {el:.2} s wall = {:.2} M IO/s; WA {:.3}",
+        done as f64 / el / 1e6,
+        d.counters().wa()
+    );
 }

@@ -91,7 +91,11 @@ fn main() {
         "skew" => {
             let op: f64 = a.get(5).and_then(|s| s.parse().ok()).unwrap_or(0.28);
             let model = wa_fifo_classes(op, &[(0.8, 0.2), (0.2, 0.8)]);
-            println!("80/20 at OP {:.1}%: one-log FIFO model {model:.3}, uniform {:.3}", op * 100.0, wa_greedy_uniform(op));
+            println!(
+                "80/20 at OP {:.1}%: one-log FIFO model {model:.3}, uniform {:.3}",
+                op * 100.0,
+                wa_greedy_uniform(op)
+            );
             println!("| policy | separation | WA |\n|---|---|---|");
             for policy in [GcPolicy::Greedy, GcPolicy::CostBenefit] {
                 for sep in [false, true] {

@@ -162,7 +162,6 @@ impl BlockTable {
         None
     }
 
-
     pub fn free_total(&self) -> u32 {
         self.free_total
     }

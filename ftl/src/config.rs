@@ -198,7 +198,11 @@ impl ControllerConfig {
         check_f64("controller.write_ack_us", self.write_ack_us, 0.0, 1_000.0)?;
         check_u64("controller.write_buffer_mib", self.write_buffer_mib.into(), 1, 65_536)?;
         if ![4096, 8192, 16384].contains(&self.mapping_unit_bytes) {
-            return Err(ConfigError::new("controller.mapping_unit_bytes", self.mapping_unit_bytes, "4096, 8192 or 16384"));
+            return Err(ConfigError::new(
+                "controller.mapping_unit_bytes",
+                self.mapping_unit_bytes,
+                "4096, 8192 or 16384",
+            ));
         }
         Ok(())
     }
@@ -244,7 +248,11 @@ impl PowerConfig {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.states_w.is_empty() || self.states_w.len() > 32 {
-            return Err(ConfigError::new("power.states_w", format!("{} entries", self.states_w.len()), "1..=32 entries"));
+            return Err(ConfigError::new(
+                "power.states_w",
+                format!("{} entries", self.states_w.len()),
+                "1..=32 entries",
+            ));
         }
         for &w in &self.states_w {
             check_f64("power.states_w", w, 0.1, 1_000.0)?;

@@ -292,9 +292,15 @@ impl FtlCore {
 
     /// Picks a victim that the GC stream has room to relocate.
     pub fn pick_victim(&mut self) -> Option<u32> {
-        let v = self.chooser.choose(&mut self.blocks, self.cfg.policy, self.layout.mus_per_block, self.stats.host_write_mus)?;
+        let v = self.chooser.choose(
+            &mut self.blocks,
+            self.cfg.policy,
+            self.layout.mus_per_block,
+            self.stats.host_write_mus,
+        )?;
         let need = self.blocks.valid[v as usize] as u64;
-        let room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
+        let room =
+            self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
         (room >= need).then_some(v)
     }
 

@@ -10,12 +10,12 @@
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
 use crate::core::{CoreConfig, CoreEvent, FtlCore, Step};
+use crate::dev_events::{Class, DevEvents};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
 use nand_model::time::{transfer_ns, us_to_ns};
-use crate::dev_events::{Class, DevEvents};
 use nand_model::{Flash, NandDone, NandOp, SimTime};
 use std::collections::VecDeque;
 
@@ -612,7 +612,8 @@ impl SimSsd {
                 }
                 CoreEvent::GcRead { die, page_type, planes, bytes } => {
                     let seq = self.gc_reads.issue();
-                    self.flash.submit(self.now, NandOp::background_read(TAG_GC_READ | seq, die, page_type, planes, bytes));
+                    self.flash
+                        .submit(self.now, NandOp::background_read(TAG_GC_READ | seq, die, page_type, planes, bytes));
                 }
             }
         }
@@ -682,7 +683,8 @@ impl SimSsd {
             if let Some(mut p) = self.pacing {
                 let urgent = matches!(self.stall, Stall::Space(_))
                     || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
-                let target = if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
+                let target =
+                    if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
                 let want = target.saturating_sub(p.wls_done);
                 if want == 0 {
                     break;
@@ -751,7 +753,8 @@ impl SimSsd {
 
     fn erase_ready_victims(&mut self) {
         while let Some(&(v, after)) = self.victims.front() {
-            let done = if self.plp { self.gc_reads.watermark() } else { self.pu_done[self.core.gc_stream()].watermark() };
+            let done =
+                if self.plp { self.gc_reads.watermark() } else { self.pu_done[self.core.gc_stream()].watermark() };
             if done < after {
                 break;
             }

@@ -27,7 +27,13 @@ pub struct VictimChooser {
 
 impl VictimChooser {
     /// Picks the closed block to collect next, or `None` when no closed block has an invalid unit.
-    pub fn choose(&mut self, blocks: &mut BlockTable, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+    pub fn choose(
+        &mut self,
+        blocks: &mut BlockTable,
+        policy: GcPolicy,
+        mus_per_block: u32,
+        now_mus: u64,
+    ) -> Option<u32> {
         match policy {
             GcPolicy::Greedy => blocks.min_valid_closed(mus_per_block),
             GcPolicy::CostBenefit => self.cost_benefit(blocks, mus_per_block, now_mus),

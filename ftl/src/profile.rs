@@ -54,12 +54,25 @@ impl ValidatedProfile {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProfileError {
     /// No embedded profile of that name and no such file.
-    NotFound { name: String, known: Vec<&'static str> },
-    Io { file: String, message: String },
+    NotFound {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    Io {
+        file: String,
+        message: String,
+    },
     /// TOML syntax or type error, or an unknown key.
-    Parse { file: String, key: String, message: String },
+    Parse {
+        file: String,
+        key: String,
+        message: String,
+    },
     /// A value out of its allowed range or inconsistent with others.
-    Invalid { file: String, error: ConfigError },
+    Invalid {
+        file: String,
+        error: ConfigError,
+    },
 }
 
 impl fmt::Display for ProfileError {

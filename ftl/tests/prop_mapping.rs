@@ -48,7 +48,13 @@ fn check_read(core: &FtlCore, lpn: u32, want: Option<u32>) -> Result<(), TestCas
         (Some(_), None) => Err(TestCaseError::fail(format!("lpn {lpn} written but reads zeros"))),
         (Some(s), Some(p)) => {
             prop_assert_eq!(core.p2l[p as usize], lpn, "spare area of {} names another lpn", p);
-            prop_assert!(core.seq[p as usize] >= s, "lpn {} reads an older version ({} < {})", lpn, core.seq[p as usize], s);
+            prop_assert!(
+                core.seq[p as usize] >= s,
+                "lpn {} reads an older version ({} < {})",
+                lpn,
+                core.seq[p as usize],
+                s
+            );
             Ok(())
         }
     }

@@ -46,7 +46,13 @@ fn steady(drive: &profile::ValidatedProfile, scale: u32, drive_writes: f64) -> (
     let total = (units as f64 * drive_writes) as u64;
     let r = run(&mut d, 64, total, total / 4, || rng.gen_range(0..units) * 4096);
     d.check_invariants().unwrap();
-    eprintln!("{} 1/{scale}: factor {:.1}, steady WA {:.3}, {:.0} IOPS", drive.profile.name, d.capacity().scale_factor, r.0, r.1);
+    eprintln!(
+        "{} 1/{scale}: factor {:.1}, steady WA {:.3}, {:.0} IOPS",
+        drive.profile.name,
+        d.capacity().scale_factor,
+        r.0,
+        r.1
+    );
     r
 }
 

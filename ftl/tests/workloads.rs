@@ -122,4 +122,3 @@ fn skewed_writes_with_and_without_separation() {
     assert!(cb_sep < 0.92 * cb, "cost-benefit: separation {cb_sep} vs one log {cb}");
     assert!(cb_sep < g, "cost-benefit with separation {cb_sep} not below greedy one-log {g}");
 }
-

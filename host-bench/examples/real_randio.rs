@@ -17,9 +17,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
         Some('g') => (&s[..s.len() - 1], 1 << 30),
         _ => (&s[..], 1),
     };
-    num.parse::<u64>()
-        .map(|n| n * mult)
-        .map_err(|e| format!("bad size {s:?}: {e}"))
+    num.parse::<u64>().map(|n| n * mult).map_err(|e| format!("bad size {s:?}: {e}"))
 }
 
 fn layout(t: &mut RealTarget, size: u64) -> Result<(), Box<dyn std::error::Error>> {
@@ -28,12 +26,7 @@ fn layout(t: &mut RealTarget, size: u64) -> Result<(), Box<dyn std::error::Error
     while off < size || t.outstanding() > 0 {
         while off < size && t.outstanding() < 8 {
             let len = chunk.min(size - off) as u32;
-            t.submit(IoRequest {
-                tag: off,
-                dir: IoDir::Write,
-                offset_bytes: off,
-                len_bytes: len,
-            })?;
+            t.submit(IoRequest { tag: off, dir: IoDir::Write, offset_bytes: off, len_bytes: len })?;
             off += u64::from(len);
         }
         t.wait(None)?;
@@ -44,9 +37,7 @@ fn layout(t: &mut RealTarget, size: u64) -> Result<(), Box<dyn std::error::Error
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
-        return Err(
-            "usage: real_randio PATH randread|randwrite BS IODEPTH SIZE SECONDS [engine]".into(),
-        );
+        return Err("usage: real_randio PATH randread|randwrite BS IODEPTH SIZE SECONDS [engine]".into());
     }
     let dir = match a[1].as_str() {
         "randread" => IoDir::Read,
@@ -66,10 +57,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     opts.size_bytes = Some(size);
     opts.engine = engine;
     // SUBMIT_BATCH overrides the target's default submission batch, for tuning.
-    opts.submit_batch = std::env::var("SUBMIT_BATCH")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    opts.submit_batch = std::env::var("SUBMIT_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
     let mut t = RealTarget::open(opts)?;
     if existing < size {
         eprintln!("laying out {size} bytes in {}", a[0]);
@@ -90,12 +78,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut done: u64 = 0;
     let mut tag = 0;
     for _ in 0..qd {
-        t.submit(IoRequest {
-            tag,
-            dir,
-            offset_bytes: next_offset(),
-            len_bytes: bs as u32,
-        })?;
+        t.submit(IoRequest { tag, dir, offset_bytes: next_offset(), len_bytes: bs as u32 })?;
         tag += 1;
     }
     let mut last = start;
@@ -103,12 +86,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         done += 1;
         last = c.complete_ns;
         if last < end {
-            t.submit(IoRequest {
-                tag,
-                dir,
-                offset_bytes: next_offset(),
-                len_bytes: bs as u32,
-            })?;
+            t.submit(IoRequest { tag, dir, offset_bytes: next_offset(), len_bytes: bs as u32 })?;
             tag += 1;
         }
     }

@@ -4,13 +4,13 @@
 
 pub mod device;
 pub mod job;
-pub mod stats;
+pub mod plot;
+pub mod plot_series;
 pub mod real;
+pub mod report;
 pub mod runner;
 pub mod sim;
 pub mod simrun;
-pub mod sweep;
-pub mod report;
+pub mod stats;
 pub mod suites;
-pub mod plot;
-pub mod plot_series;
+pub mod sweep;

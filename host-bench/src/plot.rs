@@ -26,12 +26,7 @@ pub struct Series {
 
 impl Series {
     pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>, style: Style) -> Self {
-        Series {
-            name: name.into(),
-            points,
-            style,
-            color: None,
-        }
+        Series { name: name.into(), points, style, color: None }
     }
 
     pub fn color(mut self, rgb: (u8, u8, u8)) -> Self {
@@ -54,11 +49,7 @@ pub struct Chart {
 }
 
 impl Chart {
-    pub fn new(
-        title: impl Into<String>,
-        x_label: impl Into<String>,
-        y_label: impl Into<String>,
-    ) -> Self {
+    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
         Chart {
             title: title.into(),
             x_label: x_label.into(),
@@ -132,19 +123,8 @@ fn range(vals: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     if from_zero && lo >= 0.0 {
         lo = 0.0;
     }
-    let pad = if hi > lo {
-        (hi - lo) * 0.05
-    } else {
-        hi.abs().max(1.0) * 0.1
-    };
-    (
-        if from_zero && lo == 0.0 {
-            0.0
-        } else {
-            lo - pad
-        },
-        hi + pad,
-    )
+    let pad = if hi > lo { (hi - lo) * 0.05 } else { hi.abs().max(1.0) * 0.1 };
+    (if from_zero && lo == 0.0 { 0.0 } else { lo - pad }, hi + pad)
 }
 
 /// Compact tick label: 1.2M, 35k, 0.5.
@@ -165,16 +145,8 @@ fn trim(s: String) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn draw<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    c: &Chart,
-) -> Result<(), PlotError> {
-    let pts = || {
-        c.series
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-    };
+fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, c: &Chart) -> Result<(), PlotError> {
+    let pts = || c.series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (x0, x1) = range(pts().map(|p| tx(c, p.0)), false);
     let (y0, y1) = range(pts().map(|p| p.1), c.y_from_zero);
     let mut ch = ChartBuilder::on(area)
@@ -201,19 +173,10 @@ fn draw<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
     for (i, s) in c.series.iter().enumerate() {
-        let color = s.color.map_or_else(
-            || Palette99::pick(i).to_rgba(),
-            |(r, g, b)| RGBColor(r, g, b).to_rgba(),
-        );
-        let data: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .map(|&(x, y)| (tx(c, x), y))
-            .collect();
-        let legend = move |(x, y): (i32, i32)| {
-            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-        };
+        let color = s.color.map_or_else(|| Palette99::pick(i).to_rgba(), |(r, g, b)| RGBColor(r, g, b).to_rgba());
+        let data: Vec<(f64, f64)> =
+            s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| (tx(c, x), y)).collect();
+        let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2));
         match s.style {
             Style::Line | Style::LinePoints => {
                 ch.draw_series(LineSeries::new(data.clone(), color.stroke_width(2)))
@@ -221,8 +184,7 @@ fn draw<DB: DrawingBackend>(
                     .label(s.name.as_str())
                     .legend(legend);
                 if s.style == Style::LinePoints {
-                    ch.draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                        .map_err(err)?;
+                    ch.draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?;
                 }
             }
             Style::Points => {
@@ -256,25 +218,11 @@ mod tests {
 
     #[test]
     fn renders_svg_with_log_axis_and_panels() {
-        let c = Chart {
-            x_log2: true,
-            ..Chart::new("t", "bs KiB", "IOPS")
-        }
-        .with(Series::new(
-            "a",
-            vec![(0.5, 10.0), (4.0, 100.0), (1024.0, 1.0)],
-            Style::LinePoints,
-        ))
-        .with(
-            Series::new("band", vec![(0.5, 50.0), (1024.0, 50.0)], Style::Dashed)
-                .color((200, 0, 0)),
-        );
+        let c = Chart { x_log2: true, ..Chart::new("t", "bs KiB", "IOPS") }
+            .with(Series::new("a", vec![(0.5, 10.0), (4.0, 100.0), (1024.0, 1.0)], Style::LinePoints))
+            .with(Series::new("band", vec![(0.5, 50.0), (1024.0, 50.0)], Style::Dashed).color((200, 0, 0)));
         let svg = render(&c).unwrap();
-        assert!(
-            svg.starts_with("<svg") || svg.starts_with("<?xml"),
-            "{}",
-            &svg[..50]
-        );
+        assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{}", &svg[..50]);
         let two = render_stacked(&c, &Chart::new("empty", "x", "y")).unwrap();
         assert!(two.contains("</svg>"));
         assert_eq!(fmt_num(1_250_000.0), "1.25M");

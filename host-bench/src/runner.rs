@@ -57,13 +57,7 @@ pub struct RunOptions<'a> {
 
 impl RunOptions<'_> {
     pub fn new(seed: u64) -> Self {
-        RunOptions {
-            seed,
-            time_scale: 1.0,
-            series_interval_ns: 1_000_000_000,
-            stop: None,
-            progress: None,
-        }
+        RunOptions { seed, time_scale: 1.0, series_interval_ns: 1_000_000_000, stop: None, progress: None }
     }
 }
 
@@ -148,11 +142,7 @@ pub struct RunResult {
 }
 
 /// Runs every group of `file` on `dev`, one group after another.
-pub fn run(
-    file: &JobFile,
-    dev: &mut dyn Device,
-    opts: &mut RunOptions,
-) -> Result<RunResult, RunError> {
+pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<RunResult, RunError> {
     if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
         return Err(RunError::BadTimeScale(opts.time_scale));
     }
@@ -242,9 +232,7 @@ impl Instance {
     fn schedule_next_arrival(&mut self) {
         self.arrivals += 1;
         let offset = u128::from(self.arrivals) * 1_000_000_000 / u128::from(self.rate_iops.max(1));
-        self.next_arrival_ns = self
-            .start_ns
-            .saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
+        self.next_arrival_ns = self.start_ns.saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
     }
 
     fn fraction(&self, now_ns: u64) -> f64 {
@@ -254,19 +242,15 @@ impl Instance {
         let by_time = if self.end_ns == u64::MAX {
             0.0
         } else {
-            now_ns.saturating_sub(self.start_ns) as f64
-                / self.end_ns.saturating_sub(self.start_ns).max(1) as f64
+            now_ns.saturating_sub(self.start_ns) as f64 / self.end_ns.saturating_sub(self.start_ns).max(1) as f64
         };
         let by_bytes = if self.budget_bytes == u64::MAX {
             0.0
         } else {
             self.issued_bytes as f64 / self.budget_bytes.max(1) as f64
         };
-        let by_ios = if self.budget_ios == u64::MAX {
-            0.0
-        } else {
-            self.issued_ios as f64 / self.budget_ios.max(1) as f64
-        };
+        let by_ios =
+            if self.budget_ios == u64::MAX { 0.0 } else { self.issued_ios as f64 / self.budget_ios.max(1) as f64 };
         by_time.max(by_bytes).max(by_ios).min(1.0)
     }
 }
@@ -298,14 +282,7 @@ impl GroupRun {
         now_ns: u64,
         opts: &RunOptions,
     ) -> Result<Self, RunError> {
-        let mut run = GroupRun {
-            group,
-            groups,
-            instances: Vec::new(),
-            slots: Vec::new(),
-            live: 0,
-            completions: 0,
-        };
+        let mut run = GroupRun { group, groups, instances: Vec::new(), slots: Vec::new(), live: 0, completions: 0 };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
             let Some(spec) = file.jobs.get(j) else {
@@ -340,9 +317,7 @@ impl GroupRun {
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
             if self.instances[i].rate_iops == 0 {
-                while self.instances[i].outstanding < self.instances[i].iodepth
-                    && self.instances[i].can_issue(now)
-                {
+                while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
                     self.submit(dev, i, now)?;
                 }
             }
@@ -351,11 +326,7 @@ impl GroupRun {
         let mut interrupted = false;
         let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
         while self.live > 0 {
-            let deadline = if open_loop {
-                self.open_loop_arrivals(dev)?
-            } else {
-                None
-            };
+            let deadline = if open_loop { self.open_loop_arrivals(dev)? } else { None };
             if self.live == 0 {
                 break;
             }
@@ -371,9 +342,7 @@ impl GroupRun {
             };
             // Every few thousand iterations, or each second of device time (slow real drives).
             iterations += 1;
-            if iterations & (CHECK_EVERY - 1) == 0
-                || now_ns >= last_check_ns.saturating_add(CHECK_EVERY_NS)
-            {
+            if iterations & (CHECK_EVERY - 1) == 0 || now_ns >= last_check_ns.saturating_add(CHECK_EVERY_NS) {
                 last_check_ns = now_ns;
                 if stop_requested(opts) && !interrupted {
                     interrupted = true;
@@ -415,9 +384,7 @@ impl GroupRun {
     #[inline]
     fn on_completion(&mut self, dev: &mut dyn Device, c: IoCompletion) -> Result<(), RunError> {
         self.completions += 1;
-        let idx = usize::try_from(c.tag)
-            .ok()
-            .filter(|&i| i < self.instances.len());
+        let idx = usize::try_from(c.tag).ok().filter(|&i| i < self.instances.len());
         let Some(i) = idx else {
             return Err(RunError::UnknownTag { tag: c.tag });
         };
@@ -430,8 +397,7 @@ impl GroupRun {
             d.clat.record(lat);
             d.io_bytes += u64::from(c.len_bytes);
             d.ios += 1;
-            slot.series
-                .record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
+            slot.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
             slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
         }
         if let Some(ss) = inst.ss.as_mut() {
@@ -452,12 +418,7 @@ impl GroupRun {
     fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
         let io = inst.pattern.next_io();
-        let req = IoRequest {
-            tag: i as u64,
-            dir: io.dir,
-            offset_bytes: io.offset_bytes,
-            len_bytes: io.len_bytes,
-        };
+        let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);
         inst.issued_ios += 1;
@@ -490,18 +451,9 @@ impl GroupRun {
             return;
         };
         let n = self.instances.len().max(1) as f64;
-        let in_group = self
-            .instances
-            .iter()
-            .map(|i| i.fraction(now_ns))
-            .sum::<f64>()
-            / n;
+        let in_group = self.instances.iter().map(|i| i.fraction(now_ns)).sum::<f64>() / n;
         let fraction = (self.group as f64 + in_group) / self.groups.max(1) as f64;
-        cb(RunProgress {
-            group: self.group,
-            groups: self.groups,
-            fraction,
-        });
+        cb(RunProgress { group: self.group, groups: self.groups, fraction });
     }
 
     fn into_results(mut self, now_ns: u64) -> Vec<JobResult> {
@@ -515,11 +467,7 @@ impl GroupRun {
         self.slots
             .into_iter()
             .map(|mut s| {
-                let end = s
-                    .result
-                    .end_ns
-                    .max(s.result.start_ns)
-                    .min(now_ns.max(s.result.start_ns));
+                let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);
                 s.result.series = s.series.into_points();
@@ -544,18 +492,15 @@ fn depth_bucket(depth: u32) -> usize {
 
 fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
     let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
-    let steady_state = spec
-        .steadystate
-        .filter(|s| s.dur_ns > 0)
-        .map(|s| SteadyStateOutcome {
-            criterion: SteadyState {
-                dur_ns: scale(s.dur_ns, opts.time_scale),
-                ramp_ns: scale(s.ramp_ns, opts.time_scale),
-                ..s
-            },
-            reached: false,
-            reached_at_ns: None,
-        });
+    let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
+        criterion: SteadyState {
+            dur_ns: scale(s.dur_ns, opts.time_scale),
+            ramp_ns: scale(s.ramp_ns, opts.time_scale),
+            ..s
+        },
+        reached: false,
+        reached_at_ns: None,
+    });
     Slot {
         result: JobResult {
             name: spec.name.clone(),
@@ -593,9 +538,7 @@ fn new_instance(
     let pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
-    let end_ns = spec
-        .runtime_ns
-        .map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
+    let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
     let loops = u64::from(spec.loops.max(1));
     let (budget_bytes, budget_ios) = if spec.time_based {
         (u64::MAX, u64::MAX)
@@ -603,18 +546,12 @@ fn new_instance(
         (u64::MAX, n.saturating_mul(loops))
     } else {
         let lbs = u64::from(info.logical_block_bytes);
-        let per_loop = spec
-            .io_size
-            .map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
         (per_loop.saturating_mul(loops), u64::MAX)
     };
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
     let ss = spec.steadystate.and_then(|s| {
-        let scaled = SteadyState {
-            dur_ns: scale(s.dur_ns, ts),
-            ramp_ns: scale(s.ramp_ns, ts),
-            ..s
-        };
+        let scaled = SteadyState { dur_ns: scale(s.dur_ns, ts), ramp_ns: scale(s.ramp_ns, ts), ..s };
         SteadyStateTracker::new(scaled, measure_from_ns, ss_interval)
     });
     Ok(Instance {

@@ -83,7 +83,8 @@ pub fn resolve_cap(cfg: &SimConfig, profile: &ValidatedProfile) -> Result<Option
         Some(i) => match states.get(i) {
             Some(&w) => Some(w),
             None => {
-                let list = states.iter().enumerate().map(|(i, w)| format!("PS{i} {w} W")).collect::<Vec<_>>().join(", ");
+                let list =
+                    states.iter().enumerate().map(|(i, w)| format!("PS{i} {w} W")).collect::<Vec<_>>().join(", ");
                 return Err(SimError::PowerState {
                     drive: profile.profile.name.clone(),
                     index: i,
@@ -152,7 +153,8 @@ impl SimSession {
             power_cap_w,
             power_meter_interval_ns: Some(cfg.interval_ns.clamp(1, METER_INTERVAL_NS)),
         };
-        let ssd = SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
+        let ssd =
+            SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
         let target = SimTarget::new(ssd, profile.profile.name.clone(), cfg.interval_ns);
         Ok(SimSession { cfg, profile, target, scale_divisor, power_cap_w })
     }
@@ -237,7 +239,8 @@ impl SimSession {
         }
         let pw = &self.profile.profile.power;
         let host_w = pw.host_pj_per_byte * 1e-12 * (d.host_read_bytes + d.host_write_bytes) as f64 / secs;
-        let floor_w = pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
+        let floor_w =
+            pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
         let (mut nand_peak, mut thr) = (0.0f64, 0u64);
         if let Some(g) = self.target.ssd.flash().governor() {
             for iv in g.series(self.target.ssd.now()) {
@@ -297,7 +300,8 @@ impl SimSession {
     /// Time-series CSV of one job with the drive's counters per interval appended.
     pub fn timeseries_csv(&self, job: &JobResult) -> String {
         let n = job.series.len();
-        let (mut wa, mut free, mut gc_mbps, mut power) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut wa, mut free, mut gc_mbps, mut power) =
+            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut peak, mut thr) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &job.series {
             let t0 = job.start_ns + p.start_ns;

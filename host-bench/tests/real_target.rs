@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use host_bench::device::{Device, DeviceError, IoDir, IoRequest};
 use host_bench::real::verify::{check_block, Fault};
-use host_bench::real::{
-    io_uring_available, EngineChoice, EngineKind, RealError, RealOptions, RealTarget, TargetKind,
-};
+use host_bench::real::{io_uring_available, EngineChoice, EngineKind, RealError, RealOptions, RealTarget, TargetKind};
 
 const BLOCK: u64 = 4096;
 
@@ -54,12 +52,7 @@ fn options(f: &TempFile, engine: EngineChoice, size: u64) -> RealOptions {
 }
 
 fn req(tag: u64, dir: IoDir, block: u64, blocks: u32) -> IoRequest {
-    IoRequest {
-        tag,
-        dir,
-        offset_bytes: block * BLOCK,
-        len_bytes: blocks * BLOCK as u32,
-    }
+    IoRequest { tag, dir, offset_bytes: block * BLOCK, len_bytes: blocks * BLOCK as u32 }
 }
 
 /// Waits for everything outstanding, returning the tags seen.
@@ -86,32 +79,24 @@ fn write_then_read_back_lands_data_and_round_trips_tags() {
         assert_eq!(t.info().kind, "real");
         assert_eq!(t.description().kind, TargetKind::File);
         for i in 0..32u64 {
-            t.submit(req(1000 + i, IoDir::Write, i * 4, 1 + (i % 4) as u32))
-                .expect("submit write");
+            t.submit(req(1000 + i, IoDir::Write, i * 4, 1 + (i % 4) as u32)).expect("submit write");
         }
         let mut tags = drain(&mut t);
         tags.sort_unstable();
         assert_eq!(tags, (1000..1032).collect::<Vec<_>>(), "{engine:?}");
         for i in 0..32u64 {
-            t.submit(req(i, IoDir::Read, i * 4, 4))
-                .expect("submit read");
+            t.submit(req(i, IoDir::Read, i * 4, 4)).expect("submit read");
         }
         assert_eq!(drain(&mut t).len(), 32);
         let rep = t.verify_report().expect("verify on").clone();
         assert_eq!(rep.mismatches, 0, "{engine:?}: {rep:?}");
-        assert_eq!(
-            rep.blocks_checked,
-            (0..32u64).map(|i| 1 + i % 4).sum::<u64>()
-        );
+        assert_eq!(rep.blocks_checked, (0..32u64).map(|i| 1 + i % 4).sum::<u64>());
         drop(t);
         // The data really is in the file: block i*4 was written by the (i+1)-th write, seq i+1.
         let data = fs::read(&f.0).expect("read file");
         for i in 0..32u64 {
             let b = (i * 4) as usize * BLOCK as usize;
-            assert_eq!(
-                check_block(&data[b..b + BLOCK as usize], i * 4, i as u32 + 1),
-                Ok(())
-            );
+            assert_eq!(check_block(&data[b..b + BLOCK as usize], i * 4, i as u32 + 1), Ok(()));
         }
     }
 }
@@ -122,33 +107,13 @@ fn out_of_range_misaligned_and_oversize_are_refused() {
     let mut t = RealTarget::open(options(&f, EngineChoice::Auto, 16 * BLOCK)).expect("open");
     let r = t.submit(req(0, IoDir::Write, 15, 2));
     assert!(matches!(r, Err(DeviceError::OutOfRange { .. })), "{r:?}");
-    let r = t.submit(IoRequest {
-        tag: 0,
-        dir: IoDir::Read,
-        offset_bytes: u64::MAX - 4095,
-        len_bytes: 8192,
-    });
+    let r = t.submit(IoRequest { tag: 0, dir: IoDir::Read, offset_bytes: u64::MAX - 4095, len_bytes: 8192 });
     assert!(matches!(r, Err(DeviceError::OutOfRange { .. })), "{r:?}");
-    let r = t.submit(IoRequest {
-        tag: 0,
-        dir: IoDir::Read,
-        offset_bytes: 512,
-        len_bytes: 4096,
-    });
+    let r = t.submit(IoRequest { tag: 0, dir: IoDir::Read, offset_bytes: 512, len_bytes: 4096 });
     assert!(matches!(r, Err(DeviceError::Misaligned { .. })), "{r:?}");
-    let r = t.submit(IoRequest {
-        tag: 0,
-        dir: IoDir::Read,
-        offset_bytes: 0,
-        len_bytes: 100,
-    });
+    let r = t.submit(IoRequest { tag: 0, dir: IoDir::Read, offset_bytes: 0, len_bytes: 100 });
     assert!(matches!(r, Err(DeviceError::Misaligned { .. })), "{r:?}");
-    let r = t.submit(IoRequest {
-        tag: 0,
-        dir: IoDir::Read,
-        offset_bytes: 0,
-        len_bytes: 0,
-    });
+    let r = t.submit(IoRequest { tag: 0, dir: IoDir::Read, offset_bytes: 0, len_bytes: 0 });
     assert!(matches!(r, Err(DeviceError::Misaligned { .. })), "{r:?}");
     let r = t.submit(req(0, IoDir::Read, 0, 16)); // 64 KiB: equals max_block_bytes, fine
     assert!(r.is_ok(), "{r:?}");
@@ -165,21 +130,12 @@ fn window_offset_shifts_every_io_and_reads_outside_are_refused() {
     let mut t = RealTarget::open(o).expect("open");
     t.submit(req(7, IoDir::Write, 0, 1)).expect("write");
     drain(&mut t);
-    assert!(matches!(
-        t.submit(req(0, IoDir::Write, 8, 1)),
-        Err(DeviceError::OutOfRange { .. })
-    ));
+    assert!(matches!(t.submit(req(0, IoDir::Write, 8, 1)), Err(DeviceError::OutOfRange { .. })));
     drop(t);
     let data = fs::read(&f.0).expect("read");
     assert_eq!(data.len() as u64, 12 * BLOCK);
-    assert!(
-        data[..4 * BLOCK as usize].iter().all(|&b| b == 0),
-        "nothing before the window"
-    );
-    assert_eq!(
-        check_block(&data[4 * BLOCK as usize..5 * BLOCK as usize], 0, 1),
-        Ok(())
-    );
+    assert!(data[..4 * BLOCK as usize].iter().all(|&b| b == 0), "nothing before the window");
+    assert_eq!(check_block(&data[4 * BLOCK as usize..5 * BLOCK as usize], 0, 1), Ok(()));
 }
 
 #[test]
@@ -199,14 +155,8 @@ fn device_like_file_with_ext4_superblock_is_refused_unless_allow_destroy() {
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an ext4 image was opened for writing without allow_destroy"),
     }
-    let msg = RealTarget::open(o.clone())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
-    assert!(
-        msg.contains(&f.0.display().to_string()) && msg.contains("allow_destroy"),
-        "{msg}"
-    );
+    let msg = RealTarget::open(o.clone()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg.contains(&f.0.display().to_string()) && msg.contains("allow_destroy"), "{msg}");
     // Read-only opens are harmless and allowed.
     let mut ro = o.clone();
     ro.writable = false;
@@ -315,10 +265,7 @@ fn forced_psync_engine_works_including_trim() {
     assert_eq!((rep.mismatches, rep.blocks_checked), (0, 4));
     drop(t);
     let data = fs::read(&f.0).expect("read");
-    assert!(
-        data[..4 * BLOCK as usize].iter().all(|&b| b == 0),
-        "hole punched"
-    );
+    assert!(data[..4 * BLOCK as usize].iter().all(|&b| b == 0), "hole punched");
 }
 
 #[test]
@@ -346,10 +293,7 @@ fn deadline_wait_returns_none_at_the_deadline() {
     assert!(t.wait(Some(deadline)).expect("wait").is_none());
     assert!(t.now_ns() >= deadline);
     t.submit(req(1, IoDir::Read, 0, 1)).expect("read");
-    let c = t
-        .wait(Some(t.now_ns() + 5_000_000_000))
-        .expect("wait")
-        .expect("completion");
+    let c = t.wait(Some(t.now_ns() + 5_000_000_000)).expect("wait").expect("completion");
     assert_eq!(c.tag, 1);
     assert!(c.complete_ns >= c.submit_ns);
     assert!(t.wait(None).expect("wait").is_none(), "nothing outstanding");
@@ -360,14 +304,8 @@ fn read_only_target_refuses_writes_and_needs_an_existing_file() {
     let f = TempFile::new("ro");
     let mut o = options(&f, EngineChoice::Auto, 16 * BLOCK);
     o.writable = false;
-    assert!(matches!(
-        RealTarget::open(o.clone()),
-        Err(RealError::Open { .. })
-    ));
+    assert!(matches!(RealTarget::open(o.clone()), Err(RealError::Open { .. })));
     fs::write(&f.0, vec![0u8; 16 * BLOCK as usize]).expect("write");
     let mut t = RealTarget::open(o).expect("open ro");
-    assert!(matches!(
-        t.submit(req(0, IoDir::Write, 0, 1)),
-        Err(DeviceError::Other(_))
-    ));
+    assert!(matches!(t.submit(req(0, IoDir::Write, 0, 1)), Err(DeviceError::Other(_))));
 }

@@ -15,19 +15,11 @@ fn out(name: &str) -> OutDir {
 }
 
 fn assert_svgs(dir: &Path, names: &[String]) {
-    let svgs: Vec<PathBuf> = names
-        .iter()
-        .filter(|n| n.ends_with(".svg"))
-        .map(|n| dir.join(n))
-        .collect();
+    let svgs: Vec<PathBuf> = names.iter().filter(|n| n.ends_with(".svg")).map(|n| dir.join(n)).collect();
     assert!(!svgs.is_empty(), "no plots in {names:?}");
     for p in svgs {
         let t = std::fs::read_to_string(&p).unwrap();
-        assert!(
-            t.starts_with("<svg") || t.starts_with("<?xml"),
-            "{}",
-            p.display()
-        );
+        assert!(t.starts_with("<svg") || t.starts_with("<?xml"), "{}", p.display());
         assert!(t.trim_end().ends_with("</svg>"), "{}", p.display());
     }
 }
@@ -44,12 +36,7 @@ fn pts_iops_reaches_steady_state_with_56_cells() {
     assert!(seg.rounds.len() >= 5 && seg.rounds.len() <= 25);
     let t = seg.window_table();
     assert_eq!(t.len(), 56);
-    let at = |m: u32, bs: u32| {
-        t.iter()
-            .find(|c| c.cell.read_pct == m && c.cell.bs_bytes == bs)
-            .unwrap()
-            .iops
-    };
+    let at = |m: u32, bs: u32| t.iter().find(|c| c.cell.read_pct == m && c.cell.bs_bytes == bs).unwrap().iops;
     for bs in [4096, 8192, 65536] {
         assert!(at(100, bs) > at(0, bs) && at(65, bs) > at(5, bs), "bs {bs}");
     }
@@ -75,25 +62,14 @@ fn pts_wsat_falls_from_fob_to_steady_state() {
 
 #[test]
 fn ezfio_quick_computes_cov() {
-    let o = ezfio::EzfioOptions {
-        point_s: 0.1,
-        stability_s: 8.0,
-        quick: true,
-    };
+    let o = ezfio::EzfioOptions { point_s: 0.1, stability_s: 8.0, quick: true };
     let mut b = bench();
     let mut d = out("ezfio");
     let r = ezfio::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(r.tests.len(), 7);
     let s = r.stability.unwrap();
-    assert!(
-        s.iops_per_s.len() >= 7 && s.average > 0.0 && s.cov_pct > 0.0 && s.cov_pct < 100.0,
-        "{s:?}"
-    );
-    let by_threads = r
-        .tests
-        .iter()
-        .find(|t| t.name == "rnd-read-4k-by-threads")
-        .unwrap();
+    assert!(s.iops_per_s.len() >= 7 && s.average > 0.0 && s.cov_pct > 0.0 && s.cov_pct < 100.0, "{s:?}");
+    let by_threads = r.tests.iter().find(|t| t.name == "rnd-read-4k-by-threads").unwrap();
     assert!(by_threads.points.last().unwrap().perf.iops > 2.0 * by_threads.points[0].perf.iops);
     assert_svgs(d.path(), d.written());
 }
@@ -101,11 +77,7 @@ fn ezfio_quick_computes_cov() {
 #[test]
 fn vdbench_latency_increases_with_load() {
     let p = vdbench::profile("oracle").unwrap();
-    let o = vdbench::CurveOptions {
-        point_s: 0.5,
-        steps_pct: vec![10, 50, 90, 100],
-        ..Default::default()
-    };
+    let o = vdbench::CurveOptions { point_s: 0.5, steps_pct: vec![10, 50, 90, 100], ..Default::default() };
     let mut b = bench();
     let mut d = out("vdbench");
     let r = vdbench::run(&mut b, p, &o, &mut d, &mut Ctl::default()).unwrap();
@@ -120,20 +92,12 @@ fn vdbench_latency_increases_with_load() {
 
 #[test]
 fn act_passes_low_load_and_fails_absurd_load() {
-    let mut o = act::ActOptions {
-        hours: 0.02,
-        slice_s: 24.0,
-        ..Default::default()
-    };
+    let mut o = act::ActOptions { hours: 0.02, slice_s: 24.0, ..Default::default() };
     let mut d = out("act");
     let ok = act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(ok.read_bytes, 1536);
     assert_eq!(ok.slices.len(), 3);
-    assert!(
-        ok.passed,
-        "{:?}",
-        ok.slices.iter().map(|s| s.pct_over_ms).collect::<Vec<_>>()
-    );
+    assert!(ok.passed, "{:?}", ok.slices.iter().map(|s| s.pct_over_ms).collect::<Vec<_>>());
     assert_svgs(d.path(), d.written());
     o.load = 300.0;
     o.hours = 0.005;
@@ -144,11 +108,7 @@ fn act_passes_low_load_and_fails_absurd_load() {
 
 #[test]
 fn fob_curve_decreases_then_flattens() {
-    let o = fob::CurveOptions {
-        drive_writes: 8.0,
-        round_s: 2.0,
-        ..fob::CurveOptions::fob()
-    };
+    let o = fob::CurveOptions { drive_writes: 8.0, round_s: 2.0, ..fob::CurveOptions::fob() };
     let mut d = out("fob");
     let c = fob::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
     let n = c.points.len();
@@ -157,10 +117,7 @@ fn fob_curve_decreases_then_flattens() {
     let tail: Vec<f64> = c.points[n * 2 / 3..n - 1].iter().map(|p| p.iops).collect();
     let tail_avg = tail.iter().sum::<f64>() / tail.len() as f64;
     assert!(early > 1.2 * tail_avg, "early {early} tail {tail_avg}");
-    assert!(
-        tail.iter().all(|v| (v / tail_avg - 1.0).abs() < 0.35),
-        "{tail:?}"
-    );
+    assert!(tail.iter().all(|v| (v / tail_avg - 1.0).abs() < 0.35), "{tail:?}");
     assert!(c.time_to_steady_state_s.is_some(), "{:?}", c.rounds);
     assert_svgs(d.path(), d.written());
 }
@@ -168,11 +125,7 @@ fn fob_curve_decreases_then_flattens() {
 #[test]
 fn same_seed_gives_identical_json() {
     let run = |name: &str| {
-        let o = act::ActOptions {
-            hours: 0.005,
-            slice_s: 9.0,
-            ..Default::default()
-        };
+        let o = act::ActOptions { hours: 0.005, slice_s: 9.0, ..Default::default() };
         let mut d = out(name);
         act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
         std::fs::read(d.path().join("act.json")).unwrap()

@@ -85,11 +85,7 @@ impl GeometryConfig {
             ));
         }
         if !(512..=65536).contains(&self.page_bytes) || !self.page_bytes.is_power_of_two() {
-            return Err(ConfigError::new(
-                "geometry.page_bytes",
-                self.page_bytes,
-                "a power of two in 512..=65536",
-            ));
+            return Err(ConfigError::new("geometry.page_bytes", self.page_bytes, "a power of two in 512..=65536"));
         }
         let mode_bits = if self.slc_mode { 1 } else { bits };
         let word_lines = self.pages_per_block / bits;

@@ -58,18 +58,24 @@ mod tests {
     #[test]
     fn same_seed_same_numbers_different_streams_differ() {
         let s = RngStreams::new(42);
-        let a: Vec<u64> = (0..4).map({
-            let mut r = s.stream(StreamId::Workload, 0);
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut r = s.stream(StreamId::Workload, 0);
-            move |_| r.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..4).map({
-            let mut r = s.stream(StreamId::Workload, 1);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream(StreamId::Workload, 0);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream(StreamId::Workload, 0);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream(StreamId::Workload, 1);
+                move |_| r.next_u64()
+            })
+            .collect();
         let d = RngStreams::new(43).stream(StreamId::Workload, 0).next_u64();
         assert_eq!(a, b);
         assert_ne!(a, c);

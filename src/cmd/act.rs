@@ -21,16 +21,14 @@ pub struct ActArgs {
 }
 
 pub fn run(a: ActArgs) -> Result<(), CliError> {
-    let o = ActOptions {
-        load: a.load,
-        hours: a.hours,
-        slice_s: a.slice_seconds,
-        ..Default::default()
-    };
+    let o = ActOptions { load: a.load, hours: a.hours, slice_s: a.slice_seconds, ..Default::default() };
     let mut bench = a.bench.open(o.max_outstanding, 128 << 10)?;
     let mut out = a.bench.out_dir()?;
     let r = with_ctl("act", |ctl| act::run(bench.as_mut(), &o, &mut out, ctl))?;
-    let mut s = format!("ACT load {}x: {} reads/s of {} B, {} large-block reads and writes/s\nslice  >1ms%  >8ms%  >64ms%  result\n", o.load, r.read_rate, r.read_bytes, r.large_block_rate);
+    let mut s = format!(
+        "ACT load {}x: {} reads/s of {} B, {} large-block reads and writes/s\nslice  >1ms%  >8ms%  >64ms%  result\n",
+        o.load, r.read_rate, r.read_bytes, r.large_block_rate
+    );
     for sl in &r.slices {
         s.push_str(&format!(
             "{:>5}  {:>5.2}  {:>5.2}  {:>6.3}  {}\n",

@@ -130,7 +130,8 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     let done = closed_loop(&mut d, a.qd, n, || rng.below(user_units) * 4096)?;
     let wall = t0.elapsed().as_secs_f64();
     let c = d.counters();
-    let wa = (c.nand_write_bytes - before.nand_write_bytes) as f64 / (c.host_write_bytes - before.host_write_bytes) as f64;
+    let wa =
+        (c.nand_write_bytes - before.nand_write_bytes) as f64 / (c.host_write_bytes - before.host_write_bytes) as f64;
     d.check_invariants().map_err(CliError::failed)?;
     let _ = writeln!(
         out,

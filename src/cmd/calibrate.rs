@@ -43,26 +43,20 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     let base = profile::load(&a.drive)?;
     let base_text = match EMBEDDED.iter().find(|(n, _)| *n == a.drive) {
         Some((_, t)) => t.to_string(),
-        None => std::fs::read_to_string(&a.drive)
-            .map_err(|e| CliError::bad_input(format!("{}: {e}", a.drive)))?,
+        None => std::fs::read_to_string(&a.drive).map_err(|e| CliError::bad_input(format!("{}: {e}", a.drive)))?,
     };
     let mut params_sel = Vec::new();
     for k in &a.params {
         params_sel.push(Param::from_key(k.trim()).ok_or_else(|| {
             let known: Vec<&str> = params::ALL.iter().map(|p| p.key()).collect();
-            CliError::bad_input(format!(
-                "--params {k}: unknown (allowed {})",
-                known.join(", ")
-            ))
+            CliError::bad_input(format!("--params {k}: unknown (allowed {})", known.join(", ")))
         })?);
     }
     if params_sel.is_empty() {
         params_sel = params::DEFAULT.to_vec();
     }
     let scale_divisor = match &a.scale {
-        Some(s) => {
-            Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)
-        }
+        Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
         None => None,
     };
     let mut rows: Vec<MeasuredRow> = Vec::new();
@@ -70,10 +64,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     for f in &a.measured {
         for r in inputs::read_input(f, &a.drive).map_err(CliError::bad_input)? {
             if r.drive == a.drive || r.drive == base.profile.name {
-                rows.push(MeasuredRow {
-                    drive: a.drive.clone(),
-                    ..r
-                });
+                rows.push(MeasuredRow { drive: a.drive.clone(), ..r });
             } else {
                 other += 1;
             }
@@ -81,13 +72,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let facts = |_: &str| {
         Some(calibration::plan::DriveFacts {
-            ps0_w: base
-                .profile
-                .power
-                .states_w
-                .first()
-                .copied()
-                .unwrap_or(f64::INFINITY),
+            ps0_w: base.profile.power.states_w.first().copied().unwrap_or(f64::INFINITY),
         })
     };
     let (plans, skipped) = validate::plan_rows(&rows, &facts);
@@ -100,25 +85,17 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let opts = FitOptions {
         params: params_sel,
-        settings: RunSettings {
-            scale_divisor,
-            seed: a.seed,
-        },
+        settings: RunSettings { scale_divisor, seed: a.seed },
         max_iter: a.max_iter,
         ..Default::default()
     };
     let result = fit::fit(&base, &plans, &opts).map_err(CliError::bad_input)?;
     text.push_str(&report(&result));
     let inputs: Vec<String> = a.measured.iter().map(|p| p.display().to_string()).collect();
-    let out_text = format!(
-        "{}{}",
-        comment_block(&result, &a.drive, &inputs),
-        fit::apply_to_text(&base_text, &result)
-    );
+    let out_text = format!("{}{}", comment_block(&result, &a.drive, &inputs), fit::apply_to_text(&base_text, &result));
     profile::parse(&out_text, &a.out.display().to_string())
         .map_err(|e| CliError::failed(format!("calibrated profile does not load: {e}")))?;
-    std::fs::write(&a.out, out_text)
-        .map_err(|e| CliError::failed(format!("{}: {e}", a.out.display())))?;
+    std::fs::write(&a.out, out_text).map_err(|e| CliError::failed(format!("{}: {e}", a.out.display())))?;
     let _ = writeln!(text, "wrote {}", a.out.display());
     print_out(&text)
 }
@@ -144,11 +121,7 @@ fn report(r: &FitResult) -> String {
             p.rel_error * 100.0
         );
     }
-    let _ = writeln!(
-        t,
-        "\n{:<30} {:>10} {:>10}   bounds",
-        "parameter", "start", "fitted"
-    );
+    let _ = writeln!(t, "\n{:<30} {:>10} {:>10}   bounds", "parameter", "start", "fitted");
     for p in &r.params {
         let _ = writeln!(
             t,
@@ -178,11 +151,7 @@ fn report(r: &FitResult) -> String {
 /// The comment block recording the fit, prepended to the profile.
 fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "# Calibrated by `ssdlab calibrate` from {base}; inputs: {}",
-        inputs.join(", ")
-    );
+    let _ = writeln!(t, "# Calibrated by `ssdlab calibrate` from {base}; inputs: {}", inputs.join(", "));
     let _ = writeln!(
         t,
         "# seed {}, {} iterations, {} simulations; rms log error {:.1}% -> {:.1}%",
@@ -193,11 +162,7 @@ fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
         (r.loss.sqrt().exp() - 1.0) * 100.0
     );
     for p in &r.params {
-        let b = if p.at_bound {
-            " (at its physical bound)"
-        } else {
-            ""
-        };
+        let b = if p.at_bound { " (at its physical bound)" } else { "" };
         let _ = writeln!(t, "#   {} {} -> {}{b}", p.key, p.start, p.fitted);
     }
     for p in &r.points {

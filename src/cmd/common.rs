@@ -45,7 +45,8 @@ impl DriveArgs {
     pub fn to_config(&self) -> Result<SimConfig, CliError> {
         let mut c = SimConfig::new(self.drive.clone(), self.seed);
         if let Some(u) = &self.user_capacity {
-            c.user_capacity_bytes = Some(parse_capacity(u).map_err(|e| CliError::bad_input(format!("--user-capacity {u}: {e}")))?);
+            c.user_capacity_bytes =
+                Some(parse_capacity(u).map_err(|e| CliError::bad_input(format!("--user-capacity {u}: {e}")))?);
         }
         if let Some(o) = &self.op {
             c.op = Some(parse_fraction(o).map_err(|e| CliError::bad_input(format!("--op {o}: {e}")))?);

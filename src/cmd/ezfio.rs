@@ -21,11 +21,7 @@ pub struct EzfioArgs {
 }
 
 pub fn run(a: EzfioArgs) -> Result<(), CliError> {
-    let mut o = if a.quick {
-        EzfioOptions::quick()
-    } else {
-        EzfioOptions::full()
-    };
+    let mut o = if a.quick { EzfioOptions::quick() } else { EzfioOptions::full() };
     o.point_s = a.point_seconds.unwrap_or(o.point_s);
     o.stability_s = a.stability_seconds.unwrap_or(o.stability_s);
     let mut bench = a.bench.open(256, 1 << 20)?;
@@ -38,11 +34,7 @@ pub fn run(a: EzfioArgs) -> Result<(), CliError> {
             st.average, st.stddev, st.cov_pct
         ));
     }
-    s.push_str(&format!(
-        "wrote {} files to {}\n",
-        out.written().len(),
-        out.path().display()
-    ));
+    s.push_str(&format!("wrote {} files to {}\n", out.written().len(), out.path().display()));
     print_out(&s)?;
     if r.interrupted {
         return Err(CliError::failed("interrupted; partial results written"));

@@ -1,20 +1,20 @@
 //! Subcommands. To add one: a variant on [`Command`] (its doc comment is the help text), a module
 //! here with a `run` function returning `Result<(), CliError>`, and an arm in [`Command::run`].
 
+mod act;
 mod bench;
+mod calibrate;
 mod common;
 mod drive;
 mod drives;
+mod ezfio;
+mod fob;
 mod plot;
+mod profile;
+mod pts;
 mod run;
 mod sweep;
-mod calibrate;
 mod validate;
-mod pts;
-mod ezfio;
-mod profile;
-mod act;
-mod fob;
 
 use clap::Subcommand;
 use ftl::profile::ProfileError;

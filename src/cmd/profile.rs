@@ -38,19 +38,11 @@ pub fn run(a: ProfileArgs) -> Result<(), CliError> {
         AppName::Vdi => "vdi",
         AppName::Vsi => "vsi",
     };
-    let p = vdbench::profile(name)
-        .ok_or_else(|| CliError::bad_input(format!("unknown profile {name}")))?;
-    let o = CurveOptions {
-        threads: a.threads,
-        qd: a.qd,
-        point_s: a.point_seconds,
-        ..Default::default()
-    };
+    let p = vdbench::profile(name).ok_or_else(|| CliError::bad_input(format!("unknown profile {name}")))?;
+    let o = CurveOptions { threads: a.threads, qd: a.qd, point_s: a.point_seconds, ..Default::default() };
     let mut bench = a.bench.open(a.threads.saturating_mul(a.qd), 64 << 10)?;
     let mut out = a.bench.out_dir()?;
-    let r = with_ctl(&format!("profile {name}"), |ctl| {
-        vdbench::run(bench.as_mut(), p, &o, &mut out, ctl)
-    })?;
+    let r = with_ctl(&format!("profile {name}"), |ctl| vdbench::run(bench.as_mut(), p, &o, &mut out, ctl))?;
     let mut s = format!(
         "{name}: read {}%, read bssplit {:?}, write bssplit {:?} (remainder: {})\n",
         r.read_pct_used,
@@ -65,11 +57,7 @@ pub fn run(a: ProfileArgs) -> Result<(), CliError> {
             c.perf.iops, c.perf.lat.mean_us, c.perf.lat.p99_us
         ));
     }
-    s.push_str(&format!(
-        "wrote {} files to {}\n",
-        out.written().len(),
-        out.path().display()
-    ));
+    s.push_str(&format!("wrote {} files to {}\n", out.written().len(), out.path().display()));
     print_out(&s)?;
     if r.interrupted {
         return Err(CliError::failed("interrupted; partial results written"));

@@ -43,10 +43,7 @@ impl BenchArgs {
         o.queue_depth = qd.clamp(1, 4096);
         o.max_block_bytes = max_block_bytes.max(4096).next_multiple_of(4096);
         if let Some(s) = &self.target_size {
-            o.size_bytes = Some(
-                parse_capacity(s)
-                    .map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?,
-            );
+            o.size_bytes = Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?);
         }
         let target = RealTarget::open(o).map_err(CliError::bad_input)?;
         let bench = RealBench {
@@ -56,10 +53,7 @@ impl BenchArgs {
             assume_purged: self.assume_purged,
         };
         if !self.assume_purged {
-            eprintln!(
-                "purge the target first, then rerun with --assume-purged:\n  {}",
-                bench.purge_command()
-            );
+            eprintln!("purge the target first, then rerun with --assume-purged:\n  {}", bench.purge_command());
         }
         Ok(Box::new(bench))
     }
@@ -70,20 +64,14 @@ impl BenchArgs {
 }
 
 /// Runs `body` with Ctrl-C handling and a progress bar labelled by the suite's current step.
-pub fn with_ctl<T>(
-    label: &str,
-    body: impl FnOnce(&mut Ctl) -> Result<T, SuiteError>,
-) -> Result<T, CliError> {
+pub fn with_ctl<T>(label: &str, body: impl FnOnce(&mut Ctl) -> Result<T, SuiteError>) -> Result<T, CliError> {
     let stop = interrupt_flag();
     let pb = progress_bar(label);
     let mut cb = |step: &str, f: f64| {
         pb.set_position((f * 1000.0) as u64);
         pb.set_message(step.to_string());
     };
-    let mut ctl = Ctl {
-        stop: Some(&stop),
-        progress: Some(&mut cb),
-    };
+    let mut ctl = Ctl { stop: Some(&stop), progress: Some(&mut cb) };
     let r = body(&mut ctl);
     pb.finish_and_clear();
     r.map_err(|e| match e {
@@ -143,13 +131,19 @@ pub fn run(a: PtsArgs) -> Result<(), CliError> {
     let mut bench = a.bench.open(o.threads * o.qd, 1 << 20)?;
     let mut out = a.bench.out_dir()?;
     let started = std::time::Instant::now();
-    let r = with_ctl(&format!("pts {}", test.name()), |ctl| {
-        pts_report::run(bench.as_mut(), &o, &mut out, ctl)
-    })?;
+    let r = with_ctl(&format!("pts {}", test.name()), |ctl| pts_report::run(bench.as_mut(), &o, &mut out, ctl))?;
     let mut s = String::new();
     for seg in &r.segments {
         let status = match &seg.determination {
-            Some(d) if d.reached => format!("steady state reached in round {} (window {}-{}, average {:.1}, range {:.1}%, slope {:.1}%)", seg.rounds.len(), d.rounds[0], d.rounds[d.rounds.len() - 1], d.average, d.range_pct, d.slope_pct),
+            Some(d) if d.reached => format!(
+                "steady state reached in round {} (window {}-{}, average {:.1}, range {:.1}%, slope {:.1}%)",
+                seg.rounds.len(),
+                d.rounds[0],
+                d.rounds[d.rounds.len() - 1],
+                d.average,
+                d.range_pct,
+                d.slope_pct
+            ),
             _ => format!("steady state not reached after {} rounds", seg.rounds.len()),
         };
         s.push_str(&format!("{}: {status}\n", seg.name));
@@ -157,10 +151,7 @@ pub fn run(a: PtsArgs) -> Result<(), CliError> {
     if let Some(c) = &r.wsat {
         let last = c.points.last().map_or(0.0, |p| p.iops);
         let first = c.points.first().map_or(0.0, |p| p.iops);
-        s.push_str(&format!(
-            "wsat: {} s, IOPS first second {first:.0}, last second {last:.0}\n",
-            c.points.len()
-        ));
+        s.push_str(&format!("wsat: {} s, IOPS first second {first:.0}, last second {last:.0}\n", c.points.len()));
     }
     s.push_str(&format!(
         "wrote {} files to {} in {:.1} s wall time\n",

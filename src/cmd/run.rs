@@ -8,7 +8,7 @@ use host_bench::job::{self, JobFile, ParseOptions};
 use host_bench::real::{RealOptions, RealTarget};
 use host_bench::report::{fio_json, normal_text, series_csv, JsonOptions};
 use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
-use host_bench::simrun::{SimSession};
+use host_bench::simrun::SimSession;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -115,10 +115,14 @@ fn run_real(
         .next_multiple_of(4096);
     o.size_bytes = match &a.target_size {
         Some(s) => Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?),
-        None => file.jobs.iter().filter_map(|j| match j.size {
-            Some(job::SizeSpec::Bytes(b)) => Some(b),
-            _ => None,
-        }).max(),
+        None => file
+            .jobs
+            .iter()
+            .filter_map(|j| match j.size {
+                Some(job::SizeSpec::Bytes(b)) => Some(b),
+                _ => None,
+            })
+            .max(),
     };
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut ro = RunOptions::new(a.drive.seed);
@@ -178,7 +182,8 @@ fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> 
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("series");
     for (name, text) in csvs {
-        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        let safe: String =
+            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         write(&path.with_file_name(format!("{stem}.{safe}.csv")), text)?;
     }
     Ok(())

@@ -36,31 +36,21 @@ pub struct ValidateArgs {
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let rows = measured::read_file(&a.measured).map_err(CliError::bad_input)?;
     let scale_divisor = match &a.scale {
-        Some(s) => {
-            Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)
-        }
+        Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
         None => None,
     };
-    let report = validate::validate(
-        &rows,
-        &RunSettings {
-            scale_divisor,
-            seed: a.seed,
-        },
-    );
+    let report = validate::validate(&rows, &RunSettings { scale_divisor, seed: a.seed });
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::failed(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("{}: {e}", dir.display())))?;
         let write = |name: &str, text: &str| {
             let p = dir.join(name);
             std::fs::write(&p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))
         };
         write("validation.json", &json)?;
         write("validation.txt", &table)?;
-        plot::write_svg(&report, &dir.join("validation.svg"))
-            .map_err(|e| CliError::failed(format!("plot: {e}")))?;
+        plot::write_svg(&report, &dir.join("validation.svg")).map_err(|e| CliError::failed(format!("plot: {e}")))?;
     }
     match a.output_format {
         Format::Json => print_out(&json),

@@ -5,28 +5,16 @@
 pub enum JobError {
     /// An option this simulator does not know (or support).
     #[error("{file}:{line}: unknown option '{option}' (not a supported fio option; set ignore_unsupported to skip it with a warning)")]
-    UnknownOption {
-        file: String,
-        line: usize,
-        option: String,
-    },
+    UnknownOption { file: String, line: usize, option: String },
     /// A known option with a value outside what is allowed (boxed: errors stay small).
     #[error("{0}")]
     BadValue(Box<BadValue>),
     /// A line that is neither a section header, an option nor a comment.
     #[error("{file}:{line}: cannot parse '{text}' (expected [section], key=value, a bare flag or a ; or # comment)")]
-    Syntax {
-        file: String,
-        line: usize,
-        text: String,
-    },
+    Syntax { file: String, line: usize, text: String },
     /// An option before any section header.
     #[error("{file}:{line}: option '{option}' is outside any section (put it under [global] or a [job] section)")]
-    OutsideSection {
-        file: String,
-        line: usize,
-        option: String,
-    },
+    OutsideSection { file: String, line: usize, option: String },
     /// Only `[global]` sections.
     #[error("{file}: no job sections (expected at least one [name] section besides [global])")]
     NoJobs { file: String },

@@ -53,10 +53,7 @@ pub enum RwMode {
 impl RwMode {
     /// True when offsets are drawn at random rather than walked sequentially.
     pub const fn is_random(self) -> bool {
-        matches!(
-            self,
-            RwMode::RandRead | RwMode::RandWrite | RwMode::RandTrim | RwMode::RandRw
-        )
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandTrim | RwMode::RandRw)
     }
 
     /// True when reads and writes are mixed according to `rwmixread`.
@@ -222,10 +219,8 @@ pub struct JobSpec {
 }
 
 /// fio's default completion-latency percentiles.
-pub const DEFAULT_PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+pub const DEFAULT_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 impl JobSpec {
     /// A job with fio's defaults and no options applied.
@@ -267,11 +262,7 @@ impl JobSpec {
     /// Block sizes a direction can use (its bssplit, else its bs).
     pub fn block_sizes(&self, dir: usize) -> impl Iterator<Item = u32> + '_ {
         let split = &self.bssplit[dir];
-        let single = if split.is_empty() {
-            Some(self.bs_bytes[dir])
-        } else {
-            None
-        };
+        let single = if split.is_empty() { Some(self.bs_bytes[dir]) } else { None };
         split.iter().map(|e| e.bytes).chain(single)
     }
 }

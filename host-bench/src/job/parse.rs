@@ -31,10 +31,8 @@ struct Section {
 /// Reads and parses a job file; `file` in messages is the path as given.
 pub fn parse_path(path: &Path, opts: &ParseOptions) -> Result<JobFile, JobError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| JobError::Read {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| JobError::Read { file: file.clone(), message: e.to_string() })?;
     parse_str(&text, &file, opts)
 }
 
@@ -58,12 +56,7 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
         };
         for opt in &section.options {
             let value = opt.value.as_deref();
-            let loc = Loc {
-                file,
-                line: opt.line,
-                option: &opt.key,
-                value: value.unwrap_or(""),
-            };
+            let loc = Loc { file, line: opt.line, option: &opt.key, value: value.unwrap_or("") };
             match apply_option(&mut spec, &opt.key, value, &loc)? {
                 Applied::Known => {
                     let pair = (opt.key.clone(), value.unwrap_or("").to_string());
@@ -73,10 +66,9 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
                         spec.options.push(pair);
                     }
                 }
-                Applied::Unknown if opts.ignore_unsupported => warnings.push(format!(
-                    "{file}:{}: ignoring unsupported option '{}'",
-                    opt.line, opt.key
-                )),
+                Applied::Unknown if opts.ignore_unsupported => {
+                    warnings.push(format!("{file}:{}: ignoring unsupported option '{}'", opt.line, opt.key))
+                }
                 Applied::Unknown => {
                     return Err(JobError::UnknownOption {
                         file: file.to_string(),
@@ -94,16 +86,9 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
         }
     }
     if jobs.is_empty() {
-        return Err(JobError::NoJobs {
-            file: file.to_string(),
-        });
+        return Err(JobError::NoJobs { file: file.to_string() });
     }
-    Ok(JobFile {
-        file: file.to_string(),
-        global_options,
-        jobs,
-        warnings,
-    })
+    Ok(JobFile { file: file.to_string(), global_options, jobs, warnings })
 }
 
 /// Lines into sections; comments and blank lines dropped.
@@ -118,17 +103,9 @@ fn split_sections(text: &str, file: &str) -> Result<Vec<Section>, JobError> {
         if let Some(rest) = t.strip_prefix('[') {
             let name = rest.strip_suffix(']').map(str::trim).unwrap_or("");
             if name.is_empty() {
-                return Err(JobError::Syntax {
-                    file: file.into(),
-                    line,
-                    text: t.into(),
-                });
+                return Err(JobError::Syntax { file: file.into(), line, text: t.into() });
             }
-            sections.push(Section {
-                name: name.to_string(),
-                line,
-                options: Vec::new(),
-            });
+            sections.push(Section { name: name.to_string(), line, options: Vec::new() });
             continue;
         }
         let (key, value) = match t.split_once('=') {
@@ -136,24 +113,12 @@ fn split_sections(text: &str, file: &str) -> Result<Vec<Section>, JobError> {
             None => (t, None),
         };
         if key.is_empty() || key.contains(char::is_whitespace) {
-            return Err(JobError::Syntax {
-                file: file.into(),
-                line,
-                text: t.into(),
-            });
+            return Err(JobError::Syntax { file: file.into(), line, text: t.into() });
         }
         let Some(section) = sections.last_mut() else {
-            return Err(JobError::OutsideSection {
-                file: file.into(),
-                line,
-                option: key.into(),
-            });
+            return Err(JobError::OutsideSection { file: file.into(), line, option: key.into() });
         };
-        section.options.push(RawOption {
-            key: key.to_string(),
-            value,
-            line,
-        });
+        section.options.push(RawOption { key: key.to_string(), value, line });
     }
     Ok(sections)
 }

@@ -21,20 +21,9 @@ use crate::device::IoDir;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PatternError {
     #[error("job '{job}': {what} = {bytes} bytes is not a multiple of the device's logical block size {block_bytes}")]
-    Misaligned {
-        job: String,
-        what: &'static str,
-        bytes: u64,
-        block_bytes: u32,
-    },
+    Misaligned { job: String, what: &'static str, bytes: u64, block_bytes: u32 },
     #[error("job '{job}': region of {region_bytes} bytes at offset {offset_bytes} cannot hold a {block_bytes}-byte I/O (device capacity {capacity_bytes})")]
-    RegionTooSmall {
-        job: String,
-        offset_bytes: u64,
-        region_bytes: u64,
-        block_bytes: u32,
-        capacity_bytes: u64,
-    },
+    RegionTooSmall { job: String, offset_bytes: u64, region_bytes: u64, block_bytes: u32, capacity_bytes: u64 },
 }
 
 /// The next I/O to issue; offset and length are multiples of the logical block size.
@@ -118,10 +107,7 @@ impl IoPattern {
         }
         let start = spec.offset.resolve(capacity_bytes, lbs).min(capacity_bytes);
         let room = capacity_bytes - start;
-        let region = spec
-            .size
-            .map_or(room, |s| s.resolve(capacity_bytes, lbs))
-            .min(room);
+        let region = spec.size.map_or(room, |s| s.resolve(capacity_bytes, lbs)).min(room);
         if region < u64::from(max_bs) || max_bs == 0 {
             return Err(PatternError::RegionTooSmall {
                 job: spec.name.clone(),
@@ -135,11 +121,7 @@ impl IoPattern {
         let slots = (region / unit_bytes).max(1);
         let sampler = make_sampler(&spec.distribution, slots, region, unit_bytes);
         let perm_bits = 64 - (slots - 1).leading_zeros();
-        let perm_mask = if perm_bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << perm_bits) - 1
-        };
+        let perm_mask = if perm_bits >= 64 { u64::MAX } else { (1u64 << perm_bits) - 1 };
         let perm_a = (rng.next_u64() | 1) & perm_mask.max(1);
         let perm_c = rng.next_u64() & perm_mask;
         let perm_shift = perm_bits / 2 + 1;
@@ -175,20 +157,11 @@ impl IoPattern {
         let d = dir.index();
         let len = self.next_len(d);
         let random = self.rw.is_random()
-            && (self.percentage_random[d] >= 100
-                || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]));
-        let rel = if random {
-            self.random_offset(d, len)
-        } else {
-            self.sequential_offset(len)
-        };
+            && (self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]));
+        let rel = if random { self.random_offset(d, len) } else { self.sequential_offset(len) };
         // Like fio, a sequential I/O continues after the previous I/O, random or not.
         self.seq_next_bytes = rel + u64::from(len);
-        NextIo {
-            dir,
-            offset_bytes: self.region_start_bytes + rel,
-            len_bytes: len,
-        }
+        NextIo { dir, offset_bytes: self.region_start_bytes + rel, len_bytes: len }
     }
 
     #[inline]
@@ -214,11 +187,7 @@ impl IoPattern {
             return table[0].0;
         }
         let pick = below(&mut self.rng, 100) as u32;
-        table
-            .iter()
-            .find(|e| pick < e.1)
-            .or(table.last())
-            .map_or(4096, |e| e.0)
+        table.iter().find(|e| pick < e.1).or(table.last()).map_or(4096, |e| e.0)
     }
 
     #[inline]
@@ -319,10 +288,9 @@ fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Samp
         Distribution::Uniform => Sampler::Uniform,
         Distribution::Zipf { theta } => Sampler::Zipf(ZipfSampler::new(slots, *theta)),
         Distribution::Pareto { h } => Sampler::Pareto(ParetoSampler::new(slots, *h)),
-        Distribution::Normal { sigma_percent } => Sampler::Normal {
-            center: (slots as f64 - 1.0) / 2.0,
-            sigma: slots as f64 * sigma_percent / 100.0,
-        },
+        Distribution::Normal { sigma_percent } => {
+            Sampler::Normal { center: (slots as f64 - 1.0) / 2.0, sigma: slots as f64 * sigma_percent / 100.0 }
+        }
         Distribution::Zoned(zones) => {
             let mut first = 0u64;
             let mut cum = 0u32;

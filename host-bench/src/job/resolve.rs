@@ -99,21 +99,14 @@ pub const RECORDED_ONLY: &[&str] = &[
 
 /// Applies `key[=value]` to `spec`. Unknown keys are reported, not rejected, so the caller
 /// can decide between error and warning.
-pub(crate) fn apply_option(
-    spec: &mut JobSpec,
-    key: &str,
-    value: Option<&str>,
-    loc: &Loc,
-) -> Result<Applied, JobError> {
+pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, loc: &Loc) -> Result<Applied, JobError> {
     let v = value.unwrap_or("");
     match key {
         "name" => spec.name = v.to_string(),
         "description" => spec.description = Some(v.to_string()),
         "filename" => spec.filename = Some(v.to_string()),
         "rw" | "readwrite" => spec.rw = rw_mode(v, loc)?,
-        "bs" | "blocksize" => {
-            spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?
-        }
+        "bs" | "blocksize" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
         "blockalign" | "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
         "rwmixread" => spec.rwmixread_percent = int_in(v, 0, 100, loc)? as u32,
@@ -131,9 +124,7 @@ pub(crate) fn apply_option(
         "stonewall" | "wait_for_previous" => spec.stonewall = boolean(value, loc)?,
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {
-            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| {
-                Ok(int_in(f, 0, 100, loc)? as u32)
-            })?
+            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| Ok(int_in(f, 0, 100, loc)? as u32))?
         }
         "norandommap" => spec.norandommap = boolean(value, loc)?,
         "randrepeat" => spec.randrepeat = boolean(value, loc)?,
@@ -168,12 +159,7 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
         spec.steadystate = None;
     }
     if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
-        let loc = Loc {
-            file,
-            line: spec.line,
-            option: "time_based",
-            value: "1",
-        };
+        let loc = Loc { file, line: spec.line, option: "time_based", value: "1" };
         return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
     }
     Ok(())
@@ -217,17 +203,10 @@ fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
 }
 
 /// `4k/50:8k/30:64k/` per direction; empty percents share the remainder equally.
-fn bssplit(
-    v: &str,
-    current: &[Vec<BsSplitEntry>; 3],
-    loc: &Loc,
-) -> Result<[Vec<BsSplitEntry>; 3], JobError> {
+fn bssplit(v: &str, current: &[Vec<BsSplitEntry>; 3], loc: &Loc) -> Result<[Vec<BsSplitEntry>; 3], JobError> {
     let fields: Vec<&str> = v.split(',').collect();
     if fields.len() > 3 {
-        return Err(loc.bad(
-            "has too many fields",
-            "at most 3 comma-separated lists: read,write,trim",
-        ));
+        return Err(loc.bad("has too many fields", "at most 3 comma-separated lists: read,write,trim"));
     }
     let mut out = current.clone();
     let mut last: Option<Vec<BsSplitEntry>> = None;
@@ -250,8 +229,7 @@ fn bssplit(
 }
 
 fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
-    const ALLOWED: &str =
-        "size/percent entries separated by ':' summing to 100, e.g. 4k/50:8k/30:64k/";
+    const ALLOWED: &str = "size/percent entries separated by ':' summing to 100, e.g. 4k/50:8k/30:64k/";
     let mut entries = Vec::new();
     let mut open = 0u32;
     let mut sum = 0u32;
@@ -262,8 +240,7 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
             open = open.saturating_add(1);
             None
         } else {
-            let p =
-                int_in(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))? as u32;
+            let p = int_in(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))? as u32;
             sum = sum.saturating_add(p);
             Some(p)
         };
@@ -273,10 +250,7 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
         return Err(loc.bad(&format!("sums to {sum}%, not 100%"), ALLOWED));
     }
     let rest = 100 - sum;
-    let (share, mut extra) = (
-        rest.checked_div(open).unwrap_or(0),
-        rest.checked_rem(open).unwrap_or(0),
-    );
+    let (share, mut extra) = (rest.checked_div(open).unwrap_or(0), rest.checked_rem(open).unwrap_or(0));
     Ok(entries
         .into_iter()
         .map(|(bytes, p)| {
@@ -291,32 +265,20 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
 }
 
 fn distribution(v: &str, loc: &Loc) -> Result<Distribution, JobError> {
-    const ALLOWED: &str =
-        "random, zipf:theta, pareto:h, normal:sigma%, zoned:pct/pct:..., zoned_abs:pct/size:...";
+    const ALLOWED: &str = "random, zipf:theta, pareto:h, normal:sigma%, zoned:pct/pct:..., zoned_abs:pct/size:...";
     let (kind, arg) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
     let need_arg = |lo: f64, hi: f64| -> Result<f64, JobError> {
-        let f: f64 = arg
-            .parse()
-            .map_err(|_| loc.bad("has a bad parameter", ALLOWED))?;
+        let f: f64 = arg.parse().map_err(|_| loc.bad("has a bad parameter", ALLOWED))?;
         if !(f > lo && f < hi) {
-            return Err(loc.bad(
-                "has a parameter out of range",
-                &format!("{kind} parameter in ({lo}, {hi})"),
-            ));
+            return Err(loc.bad("has a parameter out of range", &format!("{kind} parameter in ({lo}, {hi})")));
         }
         Ok(f)
     };
     Ok(match kind {
         "random" if arg.is_empty() => Distribution::Uniform,
-        "zipf" => Distribution::Zipf {
-            theta: need_arg(0.0, 100.0)?,
-        },
-        "pareto" => Distribution::Pareto {
-            h: need_arg(0.0, 1.0)?,
-        },
-        "normal" | "gauss" => Distribution::Normal {
-            sigma_percent: need_arg(0.0, 1000.0)?,
-        },
+        "zipf" => Distribution::Zipf { theta: need_arg(0.0, 100.0)? },
+        "pareto" => Distribution::Pareto { h: need_arg(0.0, 1.0)? },
+        "normal" | "gauss" => Distribution::Normal { sigma_percent: need_arg(0.0, 1000.0)? },
         "zoned" => Distribution::Zoned(zones(arg, false, loc)?),
         "zoned_abs" => Distribution::Zoned(zones(arg, true, loc)?),
         _ => return Err(loc.bad("is not a known distribution", ALLOWED)),
@@ -329,12 +291,8 @@ fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
     let mut out = Vec::new();
     let (mut access_sum, mut size_pct_sum) = (0u32, 0.0f64);
     for item in arg.split(':').filter(|s| !s.trim().is_empty()) {
-        let (a, s) = item
-            .split_once('/')
-            .ok_or_else(|| loc.bad("has a zone without size", ALLOWED))?;
-        let access_percent = int_in(a, 0, 100, loc)
-            .map_err(|_| loc.bad("has a bad access percent", ALLOWED))?
-            as u32;
+        let (a, s) = item.split_once('/').ok_or_else(|| loc.bad("has a zone without size", ALLOWED))?;
+        let access_percent = int_in(a, 0, 100, loc).map_err(|_| loc.bad("has a bad access percent", ALLOWED))? as u32;
         let size = if absolute {
             SizeSpec::Bytes(size_bytes(s, loc)?)
         } else {
@@ -343,22 +301,13 @@ fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
             SizeSpec::Percent(p)
         };
         access_sum = access_sum.saturating_add(access_percent);
-        out.push(Zone {
-            access_percent,
-            size,
-        });
+        out.push(Zone { access_percent, size });
     }
     if out.is_empty() || access_sum != 100 {
-        return Err(loc.bad(
-            &format!("has access percents summing to {access_sum}"),
-            ALLOWED,
-        ));
+        return Err(loc.bad(&format!("has access percents summing to {access_sum}"), ALLOWED));
     }
     if size_pct_sum > 100.0 + 1e-9 {
-        return Err(loc.bad(
-            "has zone sizes above 100%",
-            "zone sizes summing to at most 100%",
-        ));
+        return Err(loc.bad("has zone sizes above 100%", "zone sizes summing to at most 100%"));
     }
     Ok(out)
 }
@@ -367,10 +316,7 @@ fn percentile_list(v: &str, loc: &Loc) -> Result<Vec<f64>, JobError> {
     const ALLOWED: &str = "1 to 20 percentiles in (0, 100] separated by ':'";
     let mut out = Vec::new();
     for item in v.split(':').filter(|s| !s.trim().is_empty()) {
-        let p: f64 = item
-            .trim()
-            .parse()
-            .map_err(|_| loc.bad("is not a percentile list", ALLOWED))?;
+        let p: f64 = item.trim().parse().map_err(|_| loc.bad("is not a percentile list", ALLOWED))?;
         if !(p > 0.0 && p <= 100.0) {
             return Err(loc.bad("has a percentile out of range", ALLOWED));
         }
@@ -383,12 +329,8 @@ fn percentile_list(v: &str, loc: &Loc) -> Result<Vec<f64>, JobError> {
 }
 
 fn steady_state(v: &str, prev: Option<SteadyState>, loc: &Loc) -> Result<SteadyState, JobError> {
-    const ALLOWED: &str =
-        "iops:L, iops_slope:L, bw:L, bw_slope:L with L a number or a percent, e.g. iops_slope:0.3%";
-    let (m, lim) = v
-        .trim()
-        .split_once(':')
-        .ok_or_else(|| loc.bad("is not a steady-state criterion", ALLOWED))?;
+    const ALLOWED: &str = "iops:L, iops_slope:L, bw:L, bw_slope:L with L a number or a percent, e.g. iops_slope:0.3%";
+    let (m, lim) = v.trim().split_once(':').ok_or_else(|| loc.bad("is not a steady-state criterion", ALLOWED))?;
     let metric = match m {
         "iops" => SsMetric::Iops,
         "iops_slope" => SsMetric::IopsSlope,
@@ -402,19 +344,11 @@ fn steady_state(v: &str, prev: Option<SteadyState>, loc: &Loc) -> Result<SteadyS
     };
     let limit: f64 = match metric {
         SsMetric::Bw | SsMetric::BwSlope if !limit_is_percent => size_bytes(num, loc)? as f64,
-        _ => num
-            .parse()
-            .map_err(|_| loc.bad("has a bad limit", ALLOWED))?,
+        _ => num.parse().map_err(|_| loc.bad("has a bad limit", ALLOWED))?,
     };
     if !(limit.is_finite() && limit > 0.0) {
         return Err(loc.bad("has a limit out of range", ALLOWED));
     }
     let (dur_ns, ramp_ns) = prev.map_or((0, 0), |p| (p.dur_ns, p.ramp_ns));
-    Ok(SteadyState {
-        metric,
-        limit,
-        limit_is_percent,
-        dur_ns,
-        ramp_ns,
-    })
+    Ok(SteadyState { metric, limit, limit_is_percent, dur_ns, ramp_ns })
 }

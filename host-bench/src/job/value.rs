@@ -4,17 +4,13 @@
 use super::error::{JobError, Loc};
 use super::SizeSpec;
 
-const SIZE_ALLOWED: &str =
-    "a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based)";
+const SIZE_ALLOWED: &str = "a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based)";
 const TIME_ALLOWED: &str = "a number with optional suffix us/ms/s/m/h/d (default s)";
 
 /// Multiplier for a size suffix. fio's default kb_base=1024 makes k, K, KB and KiB all 1024.
 fn size_multiplier(suffix: &str) -> Option<u64> {
     let s = suffix.to_ascii_lowercase();
-    let s = s
-        .strip_suffix("ib")
-        .or_else(|| s.strip_suffix('b'))
-        .unwrap_or(&s);
+    let s = s.strip_suffix("ib").or_else(|| s.strip_suffix('b')).unwrap_or(&s);
     let shift = match s {
         "" => 0,
         "k" => 10,
@@ -29,9 +25,7 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
 
 /// Splits "12.5k" into ("12.5", "k").
 fn split_number(text: &str) -> (&str, &str) {
-    let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
+    let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     (&text[..end], &text[end..])
 }
 
@@ -44,13 +38,9 @@ pub(crate) fn size_bytes(text: &str, loc: &Loc) -> Result<u64, JobError> {
         return Err(loc.bad("is not a size", SIZE_ALLOWED));
     }
     if let Ok(n) = num.parse::<u64>() {
-        return n
-            .checked_mul(mult)
-            .ok_or_else(|| loc.bad("is too large", "at most 2^64-1 bytes"));
+        return n.checked_mul(mult).ok_or_else(|| loc.bad("is too large", "at most 2^64-1 bytes"));
     }
-    let f: f64 = num
-        .parse()
-        .map_err(|_| loc.bad("is not a size", SIZE_ALLOWED))?;
+    let f: f64 = num.parse().map_err(|_| loc.bad("is not a size", SIZE_ALLOWED))?;
     let bytes = f * mult as f64;
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
         return Err(loc.bad("is too large", "at most 2^64-1 bytes"));
@@ -63,10 +53,7 @@ pub(crate) fn size_spec(text: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
     let text = text.trim();
     match text.strip_suffix('%') {
         Some(p) => {
-            let pct: f64 = p
-                .trim()
-                .parse()
-                .map_err(|_| loc.bad("is not a percent", "0..=100%"))?;
+            let pct: f64 = p.trim().parse().map_err(|_| loc.bad("is not a percent", "0..=100%"))?;
             if !(0.0..=100.0).contains(&pct) {
                 return Err(loc.bad("is out of range", "0..=100%"));
             }
@@ -89,9 +76,7 @@ pub(crate) fn time_ns(text: &str, loc: &Loc) -> Result<u64, JobError> {
         "d" => 86400e9,
         _ => return Err(loc.bad("is not a time", TIME_ALLOWED)),
     };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| loc.bad("is not a time", TIME_ALLOWED))?;
+    let n: f64 = num.parse().map_err(|_| loc.bad("is not a time", TIME_ALLOWED))?;
     let ns = n * unit_ns;
     if !ns.is_finite() || ns >= u64::MAX as f64 {
         return Err(loc.bad("is too long", TIME_ALLOWED));
@@ -112,10 +97,7 @@ pub(crate) fn int_in(text: &str, min: u64, max: u64, loc: &Loc) -> Result<u64, J
 /// A float in `min..=max` (inclusive).
 pub(crate) fn float_in(text: &str, min: f64, max: f64, loc: &Loc) -> Result<f64, JobError> {
     let allowed = format!("{min}..={max}");
-    let f: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| loc.bad("is not a number", &allowed))?;
+    let f: f64 = text.trim().parse().map_err(|_| loc.bad("is not a number", &allowed))?;
     if !(min..=max).contains(&f) {
         return Err(loc.bad("is out of range", &allowed));
     }
@@ -141,10 +123,7 @@ pub(crate) fn per_dir<T: Copy>(
 ) -> Result<[T; 3], JobError> {
     let fields: Vec<&str> = text.split(',').collect();
     if fields.len() > 3 {
-        return Err(loc.bad(
-            "has too many fields",
-            "at most 3 comma-separated values: read,write,trim",
-        ));
+        return Err(loc.bad("has too many fields", "at most 3 comma-separated values: read,write,trim"));
     }
     let mut out = current;
     let mut last = None;

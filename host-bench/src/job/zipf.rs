@@ -25,20 +25,12 @@ impl ZipfSampler {
     /// `n` >= 1 ranks, `theta` > 0.
     pub fn new(n: u64, theta: f64) -> Self {
         let n_f = n.max(1) as f64;
-        let mut z = ZipfSampler {
-            n: n_f,
-            theta,
-            h_integral_x1: 0.0,
-            h_integral_n: 0.0,
-            s: 0.0,
-            head_bound: Box::new([]),
-        };
+        let mut z =
+            ZipfSampler { n: n_f, theta, h_integral_x1: 0.0, h_integral_n: 0.0, s: 0.0, head_bound: Box::new([]) };
         z.h_integral_x1 = z.h_integral(1.5) - 1.0;
         z.h_integral_n = z.h_integral(n_f + 0.5);
         z.s = 2.0 - z.h_integral_inv(z.h_integral(2.5) - z.h(2.0));
-        z.head_bound = (1..=n.clamp(1, HEAD_RANKS))
-            .map(|k| z.h_integral(k as f64 + 0.5) - z.h(k as f64))
-            .collect();
+        z.head_bound = (1..=n.clamp(1, HEAD_RANKS)).map(|k| z.h_integral(k as f64 + 0.5) - z.h(k as f64)).collect();
         z
     }
 
@@ -117,10 +109,7 @@ pub struct ParetoSampler {
 impl ParetoSampler {
     /// `h` in (0, 1).
     pub fn new(n: u64, h: f64) -> Self {
-        ParetoSampler {
-            n_minus_1: n.saturating_sub(1) as f64,
-            power: h.ln() / (1.0 - h).ln(),
-        }
+        ParetoSampler { n_minus_1: n.saturating_sub(1) as f64, power: h.ln() / (1.0 - h).ln() }
     }
 
     #[inline]

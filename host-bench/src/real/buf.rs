@@ -28,12 +28,7 @@ impl BufPool {
         // SAFETY: the layout has a non-zero size (checked above).
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw)?;
-        Some(BufPool {
-            ptr,
-            layout,
-            slot_bytes,
-            slots,
-        })
+        Some(BufPool { ptr, layout, slot_bytes, slots })
     }
 
     pub(crate) fn slot_bytes(&self) -> usize {
@@ -74,12 +69,7 @@ impl BufPool {
 
     /// One iovec per slot, for `register_buffers`.
     pub(crate) fn iovecs(&self) -> Vec<libc::iovec> {
-        (0..self.slots)
-            .map(|i| libc::iovec {
-                iov_base: self.slot_ptr(i).cast(),
-                iov_len: self.slot_bytes,
-            })
-            .collect()
+        (0..self.slots).map(|i| libc::iovec { iov_base: self.slot_ptr(i).cast(), iov_len: self.slot_bytes }).collect()
     }
 }
 

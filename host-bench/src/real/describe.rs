@@ -51,10 +51,7 @@ pub struct TargetDescription {
 }
 
 fn read_trim(p: &Path) -> Option<String> {
-    fs::read_to_string(p)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 /// Power states from a 4096-byte Identify Controller structure: NPSS (0-based count) at byte
@@ -93,9 +90,7 @@ pub(crate) fn nvme_description(sys: &Path, fd: RawFd) -> Option<NvmeDescription>
         model: read_trim(&dev.join("model")),
         serial: read_trim(&dev.join("serial")),
         firmware_rev: read_trim(&dev.join("firmware_rev")),
-        power_states: sys::nvme_identify_controller(fd)
-            .map(|d| parse_power_states(&d))
-            .unwrap_or_default(),
+        power_states: sys::nvme_identify_controller(fd).map(|d| parse_power_states(&d)).unwrap_or_default(),
     })
 }
 

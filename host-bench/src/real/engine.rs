@@ -93,11 +93,7 @@ impl Engine {
 
     /// Flushes, then blocks until at least one command finished (moved to `out`) or `timeout`
     /// passed.
-    pub(crate) fn wait(
-        &mut self,
-        timeout: Option<Duration>,
-        out: &mut VecDeque<Raw>,
-    ) -> io::Result<()> {
+    pub(crate) fn wait(&mut self, timeout: Option<Duration>, out: &mut VecDeque<Raw>) -> io::Result<()> {
         match self {
             #[cfg(target_os = "linux")]
             Engine::Uring(e) => e.wait(timeout, out),

@@ -9,16 +9,9 @@ use crate::device::DeviceError;
 #[derive(Debug, thiserror::Error)]
 pub enum RealError {
     #[error("{}: cannot open: {source}", path.display())]
-    Open {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Open { path: PathBuf, source: std::io::Error },
     #[error("{}: {what}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        what: String,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, what: String, source: std::io::Error },
     #[error("{}: refusing to write: {reason}", path.display())]
     Refused { path: PathBuf, reason: String },
     #[error("{}: invalid option: {what}", path.display())]
@@ -26,10 +19,7 @@ pub enum RealError {
     #[error("{}: not a regular file or block device", path.display())]
     UnsupportedKind { path: PathBuf },
     #[error("{}: io_uring unavailable: {source}", path.display())]
-    UringUnavailable {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    UringUnavailable { path: PathBuf, source: std::io::Error },
 }
 
 impl From<RealError> for DeviceError {

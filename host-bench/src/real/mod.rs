@@ -69,9 +69,7 @@ impl std::str::FromStr for EngineChoice {
             "auto" => Ok(EngineChoice::Auto),
             "io_uring" | "uring" => Ok(EngineChoice::IoUring),
             "psync" => Ok(EngineChoice::Psync),
-            other => Err(format!(
-                "unknown engine {other:?}; expected auto, io_uring or psync"
-            )),
+            other => Err(format!("unknown engine {other:?}; expected auto, io_uring or psync")),
         }
     }
 }
@@ -203,8 +201,7 @@ impl RealTarget {
 
     fn check(&self, req: &IoRequest) -> Result<(), DeviceError> {
         let lbs = u64::from(self.lbs);
-        if req.len_bytes == 0 || req.offset_bytes % lbs != 0 || u64::from(req.len_bytes) % lbs != 0
-        {
+        if req.len_bytes == 0 || req.offset_bytes % lbs != 0 || u64::from(req.len_bytes) % lbs != 0 {
             return Err(DeviceError::Misaligned {
                 offset_bytes: req.offset_bytes,
                 len_bytes: req.len_bytes,
@@ -228,10 +225,7 @@ impl RealTarget {
             )));
         }
         if req.dir != IoDir::Read && !self.writable {
-            return Err(DeviceError::Other(format!(
-                "{}: opened read-only",
-                self.path.display()
-            )));
+            return Err(DeviceError::Other(format!("{}: opened read-only", self.path.display())));
         }
         if req.dir == IoDir::Trim && self.kind == TargetKind::Block && !self.allow_discard {
             return Err(DeviceError::Other(format!(
@@ -243,10 +237,7 @@ impl RealTarget {
     }
 
     fn io_error(&self, what: String, source: std::io::Error) -> DeviceError {
-        DeviceError::Io(std::io::Error::new(
-            source.kind(),
-            format!("{}: {what}: {source}", self.path.display()),
-        ))
+        DeviceError::Io(std::io::Error::new(source.kind(), format!("{}: {what}: {source}", self.path.display())))
     }
 
     /// Blocks until the engine returns something, then turns raw results into completions.
@@ -262,9 +253,7 @@ impl RealTarget {
         while self.free.is_empty() {
             self.wait_engine(None)?;
         }
-        self.free
-            .pop()
-            .ok_or_else(|| DeviceError::Other("no free buffer slot".into()))
+        self.free.pop().ok_or_else(|| DeviceError::Other("no free buffer slot".into()))
     }
 
     /// Verify bookkeeping at submit: taint overlapping conflicting commands both ways.
@@ -288,11 +277,7 @@ impl RealTarget {
         let res = sys::blkdiscard(self.file_fd(), abs, u64::from(req.len_bytes));
         let lbs = u64::from(self.lbs);
         if let Some(v) = self.verify.as_mut() {
-            v.set_range(
-                req.offset_bytes / lbs,
-                u64::from(req.len_bytes) / lbs,
-                SEQ_UNKNOWN,
-            );
+            v.set_range(req.offset_bytes / lbs, u64::from(req.len_bytes) / lbs, SEQ_UNKNOWN);
         }
         let done = res
             .map(|_| IoCompletion {
@@ -302,9 +287,7 @@ impl RealTarget {
                 submit_ns,
                 complete_ns: self.now_ns(),
             })
-            .map_err(|e| {
-                self.io_error(format!("discard at offset {abs} len {}", req.len_bytes), e)
-            });
+            .map_err(|e| self.io_error(format!("discard at offset {abs} len {}", req.len_bytes), e));
         self.ready.push_back(done);
     }
 
@@ -332,11 +315,7 @@ impl RealTarget {
             self.free.push(r.slot);
             self.in_engine -= 1;
             let abs = self.window_offset + f.offset;
-            let expected = if f.dir == IoDir::Trim {
-                0
-            } else {
-                i64::from(f.len)
-            };
+            let expected = if f.dir == IoDir::Trim { 0 } else { i64::from(f.len) };
             let what = || format!("{:?} at offset {abs} len {}", f.dir, f.len).to_lowercase();
             let result = if r.result < 0 {
                 let errno = i32::try_from(-r.result).unwrap_or(libc::EIO);
@@ -360,9 +339,7 @@ impl RealTarget {
                         v.set_range(lba, blocks, if f.tainted { SEQ_AMBIGUOUS } else { f.seq });
                     }
                     (IoDir::Read, Ok(())) if f.tainted => v.report.blocks_unchecked += blocks,
-                    (IoDir::Read, Ok(())) => {
-                        v.check_read(self.pool.slot(slot, f.len as usize), lba, lbs as usize)
-                    }
+                    (IoDir::Read, Ok(())) => v.check_read(self.pool.slot(slot, f.len as usize), lba, lbs as usize),
                     (IoDir::Read, Err(_)) => {}
                     // Failed writes and any trim leave the content unknown.
                     _ => v.set_range(lba, blocks, SEQ_UNKNOWN),
@@ -396,12 +373,8 @@ impl Device for RealTarget {
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
         self.check(&req)?;
         let submit_ns = self.now_ns();
-        let tainted =
-            self.verify.is_some() && self.taint_overlaps(req.dir, req.offset_bytes, req.len_bytes);
-        if req.dir == IoDir::Trim
-            && self.kind == TargetKind::Block
-            && self.engine.kind() == EngineKind::IoUring
-        {
+        let tainted = self.verify.is_some() && self.taint_overlaps(req.dir, req.offset_bytes, req.len_bytes);
+        if req.dir == IoDir::Trim && self.kind == TargetKind::Block && self.engine.kind() == EngineKind::IoUring {
             self.trim_inline(req, submit_ns);
             return Ok(());
         }
@@ -412,9 +385,7 @@ impl Device for RealTarget {
             if let Some(v) = self.verify.as_mut() {
                 seq = v.next_seq();
                 let first = req.offset_bytes / lbs as u64;
-                let data = self
-                    .pool
-                    .slot_mut(usize::from(slot), req.len_bytes as usize);
+                let data = self.pool.slot_mut(usize::from(slot), req.len_bytes as usize);
                 for (i, block) in data.chunks_exact_mut(lbs).enumerate() {
                     verify::stamp_block(block, first + i as u64, seq);
                 }

@@ -23,10 +23,7 @@ const VERIFY_BLOCKS_MAX: u64 = 1 << 28;
 const QUEUE_DEPTH_MAX: u32 = 4096;
 
 fn invalid(path: &Path, what: impl Into<String>) -> RealError {
-    RealError::Invalid {
-        path: path.to_path_buf(),
-        what: what.into(),
-    }
+    RealError::Invalid { path: path.to_path_buf(), what: what.into() }
 }
 
 fn io_err(path: &Path, what: &str) -> impl FnOnce(io::Error) -> RealError {
@@ -38,36 +35,21 @@ fn io_err(path: &Path, what: &str) -> impl FnOnce(io::Error) -> RealError {
 fn check_head(path: &Path, allow_destroy: bool) -> Result<(), RealError> {
     let head = safety::read_head(path).map_err(io_err(path, "reading the first bytes"))?;
     match safety::signature_refusal(&safety::detect_signatures(&head)) {
-        Some(reason) if !allow_destroy => Err(RealError::Refused {
-            path: path.to_path_buf(),
-            reason,
-        }),
+        Some(reason) if !allow_destroy => Err(RealError::Refused { path: path.to_path_buf(), reason }),
         _ => Ok(()),
     }
 }
 
 fn validate(o: &RealOptions) -> Result<(), RealError> {
     if o.queue_depth == 0 || o.queue_depth > QUEUE_DEPTH_MAX {
-        return Err(invalid(
-            &o.path,
-            format!("queue_depth {} not in 1..={QUEUE_DEPTH_MAX}", o.queue_depth),
-        ));
+        return Err(invalid(&o.path, format!("queue_depth {} not in 1..={QUEUE_DEPTH_MAX}", o.queue_depth)));
     }
     if o.max_block_bytes == 0 || o.max_block_bytes % 4096 != 0 {
-        return Err(invalid(
-            &o.path,
-            format!(
-                "max_block_bytes {} is not a multiple of 4096",
-                o.max_block_bytes
-            ),
-        ));
+        return Err(invalid(&o.path, format!("max_block_bytes {} is not a multiple of 4096", o.max_block_bytes)));
     }
     if let Some(l) = o.logical_block_bytes {
         if !(512..=65536).contains(&l) || !l.is_power_of_two() {
-            return Err(invalid(
-                &o.path,
-                format!("logical_block_bytes {l} is not a power of two in 512..=65536"),
-            ));
+            return Err(invalid(&o.path, format!("logical_block_bytes {l} is not a power of two in 512..=65536")));
         }
     }
     Ok(())
@@ -98,10 +80,7 @@ fn open_file(o: &RealOptions, block: bool) -> Result<File, RealError> {
                 path: o.path.clone(),
                 what: "the filesystem rejects O_DIRECT (set direct = false)".into(),
             },
-            _ => RealError::Open {
-                path: o.path.clone(),
-                source,
-            },
+            _ => RealError::Open { path: o.path.clone(), source },
         })
 }
 
@@ -122,29 +101,17 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
     let meta = match fs::metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound && o.writable => None,
-        Err(source) => {
-            return Err(RealError::Open {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+        Err(source) => return Err(RealError::Open { path: path.to_path_buf(), source }),
     };
-    let block = meta
-        .as_ref()
-        .is_some_and(|m| m.file_type().is_block_device());
+    let block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
     if meta.as_ref().is_some_and(|m| !block && !m.is_file()) {
-        return Err(RealError::UnsupportedKind {
-            path: path.to_path_buf(),
-        });
+        return Err(RealError::UnsupportedKind { path: path.to_path_buf() });
     }
     if o.writable {
         if let (true, Some(m)) = (block, meta.as_ref()) {
             if let Some(reason) = safety::block_in_use(m.rdev()) {
                 // Never overridable: writing under a mounted filesystem corrupts it at once.
-                return Err(RealError::Refused {
-                    path: path.to_path_buf(),
-                    reason,
-                });
+                return Err(RealError::Refused { path: path.to_path_buf(), reason });
             }
         }
         if block || (o.device_like && meta.is_some()) {
@@ -165,91 +132,54 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
     if o.offset_bytes % l != 0 {
         return Err(invalid(
             path,
-            format!(
-                "offset_bytes {} is not a multiple of the {lbs}-byte block",
-                o.offset_bytes
-            ),
+            format!("offset_bytes {} is not a multiple of the {lbs}-byte block", o.offset_bytes),
         ));
     }
     let size = match o.size_bytes {
         Some(s) => s,
         None if dev_size > o.offset_bytes => dev_size - o.offset_bytes,
-        None => {
-            return Err(invalid(
-                path,
-                "size_bytes is required: the file is empty or shorter than offset_bytes",
-            ))
-        }
+        None => return Err(invalid(path, "size_bytes is required: the file is empty or shorter than offset_bytes")),
     };
     if size == 0 || size % l != 0 {
-        return Err(invalid(
-            path,
-            format!("size_bytes {size} is not a positive multiple of the {lbs}-byte block"),
-        ));
+        return Err(invalid(path, format!("size_bytes {size} is not a positive multiple of the {lbs}-byte block")));
     }
-    let end = o
-        .offset_bytes
-        .checked_add(size)
-        .ok_or_else(|| invalid(path, "offset_bytes + size_bytes overflows"))?;
+    let end = o.offset_bytes.checked_add(size).ok_or_else(|| invalid(path, "offset_bytes + size_bytes overflows"))?;
     if end > dev_size {
         if block || !o.writable {
-            return Err(invalid(
-                path,
-                format!("window end {end} exceeds the size {dev_size}"),
-            ));
+            return Err(invalid(path, format!("window end {end} exceeds the size {dev_size}")));
         }
-        file.set_len(end)
-            .map_err(io_err(path, "extending the file"))?;
+        file.set_len(end).map_err(io_err(path, "extending the file"))?;
     }
     if o.max_block_bytes % lbs != 0 {
-        return Err(invalid(
-            path,
-            format!(
-                "max_block_bytes {} is not a multiple of {lbs}",
-                o.max_block_bytes
-            ),
-        ));
+        return Err(invalid(path, format!("max_block_bytes {} is not a multiple of {lbs}", o.max_block_bytes)));
     }
     let qd = o.queue_depth as usize;
     let mut pool = BufPool::new(qd, o.max_block_bytes as usize, (lbs as usize).max(4096))
-        .ok_or_else(|| {
-            invalid(
-                path,
-                format!(
-                    "cannot allocate {qd} x {} bytes of buffers",
-                    o.max_block_bytes
-                ),
-            )
-        })?;
+        .ok_or_else(|| invalid(path, format!("cannot allocate {qd} x {} bytes of buffers", o.max_block_bytes)))?;
     fill_pattern(&mut pool);
     let verify = if o.verify {
         let blocks = size / l;
         if blocks > VERIFY_BLOCKS_MAX {
-            return Err(invalid(
-                path,
-                format!("verify over {blocks} blocks needs too much RAM; shrink size_bytes"),
-            ));
+            return Err(invalid(path, format!("verify over {blocks} blocks needs too much RAM; shrink size_bytes")));
         }
         Some(Verifier::new(blocks as usize))
     } else {
         None
     };
-    let kind = if block {
-        TargetKind::Block
-    } else {
-        TargetKind::File
-    };
+    let kind = if block { TargetKind::Block } else { TargetKind::File };
     let nvme = meta
         .as_ref()
         .filter(|_| block)
         .and_then(|m| safety::sysfs_dir(m.rdev()))
-        .map(|sys| {
-            if sys.join("partition").exists() {
-                sys.parent().map(Path::to_path_buf).unwrap_or(sys)
-            } else {
-                sys
-            }
-        })
+        .map(
+            |sys| {
+                if sys.join("partition").exists() {
+                    sys.parent().map(Path::to_path_buf).unwrap_or(sys)
+                } else {
+                    sys
+                }
+            },
+        )
         .and_then(|sys| describe::nvme_description(&sys, fd));
     let description = TargetDescription {
         path: path.display().to_string(),
@@ -272,11 +202,7 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
         lbs,
         writable: o.writable,
         allow_discard: o.allow_discard,
-        submit_batch: if o.submit_batch == 0 {
-            (qd / 8).max(1)
-        } else {
-            o.submit_batch as usize
-        },
+        submit_batch: if o.submit_batch == 0 { (qd / 8).max(1) } else { o.submit_batch as usize },
         slots: vec![None; qd],
         free: (0..qd as u16).rev().collect(),
         in_engine: 0,
@@ -295,8 +221,8 @@ fn make_engine(
     pool: &BufPool,
 ) -> Result<(Engine, Option<String>), RealError> {
     let psync = |reason: Option<String>| -> Result<(Engine, Option<String>), RealError> {
-        let e = PsyncEngine::new(file.clone(), block, pool.slots())
-            .map_err(io_err(&o.path, "starting psync threads"))?;
+        let e =
+            PsyncEngine::new(file.clone(), block, pool.slots()).map_err(io_err(&o.path, "starting psync threads"))?;
         Ok((Engine::Psync(e), reason))
     };
     if o.engine == EngineChoice::Psync {
@@ -304,15 +230,12 @@ fn make_engine(
     }
     #[cfg(target_os = "linux")]
     {
-        let flags = super::uring::UringFlags {
-            single_issuer: o.single_issuer,
-        };
+        let flags = super::uring::UringFlags { single_issuer: o.single_issuer };
         match super::uring::UringEngine::new(file.as_raw_fd(), o.queue_depth, pool, flags) {
             Ok(e) => Ok((Engine::Uring(Box::new(e)), None)),
-            Err(source) if o.engine == EngineChoice::IoUring => Err(RealError::UringUnavailable {
-                path: o.path.clone(),
-                source,
-            }),
+            Err(source) if o.engine == EngineChoice::IoUring => {
+                Err(RealError::UringUnavailable { path: o.path.clone(), source })
+            }
             Err(e) => psync(Some(format!("io_uring setup failed: {e}"))),
         }
     }

@@ -52,42 +52,26 @@ impl PsyncEngine {
         let mut workers = Vec::with_capacity(threads);
         for i in 0..threads.max(1) {
             let (file, jobs_rx, done_tx) = (file.clone(), jobs_rx.clone(), done_tx.clone());
-            let h = std::thread::Builder::new()
-                .name(format!("psync-{i}"))
-                .spawn(move || loop {
-                    // A poisoned lock means another worker panicked; stop this one too.
-                    let job = match jobs_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(Job(cmd)) = job else { return };
-                    let result = run(&file, is_block, cmd);
-                    if done_tx
-                        .send(Raw {
-                            slot: cmd.slot,
-                            result,
-                        })
-                        .is_err()
-                    {
-                        return;
-                    }
-                })?;
+            let h = std::thread::Builder::new().name(format!("psync-{i}")).spawn(move || loop {
+                // A poisoned lock means another worker panicked; stop this one too.
+                let job = match jobs_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok(Job(cmd)) = job else { return };
+                let result = run(&file, is_block, cmd);
+                if done_tx.send(Raw { slot: cmd.slot, result }).is_err() {
+                    return;
+                }
+            })?;
             workers.push(h);
         }
-        Ok(PsyncEngine {
-            jobs: Some(jobs_tx),
-            done,
-            workers,
-        })
+        Ok(PsyncEngine { jobs: Some(jobs_tx), done, workers })
     }
 
     pub(crate) fn push(&mut self, cmd: Cmd) -> io::Result<()> {
-        let tx = self
-            .jobs
-            .as_ref()
-            .ok_or_else(|| io::Error::other("psync engine stopped"))?;
-        tx.send(Job(cmd))
-            .map_err(|_| io::Error::other("psync workers exited"))
+        let tx = self.jobs.as_ref().ok_or_else(|| io::Error::other("psync engine stopped"))?;
+        tx.send(Job(cmd)).map_err(|_| io::Error::other("psync workers exited"))
     }
 
     pub(crate) fn reap(&mut self, out: &mut VecDeque<Raw>) {
@@ -96,23 +80,14 @@ impl PsyncEngine {
         }
     }
 
-    pub(crate) fn wait(
-        &mut self,
-        timeout: Option<Duration>,
-        out: &mut VecDeque<Raw>,
-    ) -> io::Result<()> {
+    pub(crate) fn wait(&mut self, timeout: Option<Duration>, out: &mut VecDeque<Raw>) -> io::Result<()> {
         let first = match timeout {
             Some(t) => match self.done.recv_timeout(t) {
                 Ok(r) => r,
                 Err(RecvTimeoutError::Timeout) => return Ok(()),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(io::Error::other("psync workers exited"))
-                }
+                Err(RecvTimeoutError::Disconnected) => return Err(io::Error::other("psync workers exited")),
             },
-            None => self
-                .done
-                .recv()
-                .map_err(|_| io::Error::other("psync workers exited"))?,
+            None => self.done.recv().map_err(|_| io::Error::other("psync workers exited"))?,
         };
         out.push_back(first);
         self.reap(out);

@@ -36,15 +36,10 @@ pub fn nvme_format(namespace_dev: &str) -> CommandPlan {
 pub fn nvme_sanitize(namespace_dev: &str) -> Option<CommandPlan> {
     let (ctrl, _) = nvme_controller_of(namespace_dev)?;
     Some(CommandPlan {
-        commands: vec![
-            format!("nvme sanitize {ctrl} --sanact=2"),
-            format!("nvme sanitize-log {ctrl}"),
-        ],
+        commands: vec![format!("nvme sanitize {ctrl} --sanact=2"), format!("nvme sanitize-log {ctrl}")],
         notes: vec![
-            "Sanitize acts on every namespace of the controller and continues across resets."
-                .into(),
-            "--sanact=4 is crypto erase, --sanact=3 overwrite, if block erase is unsupported."
-                .into(),
+            "Sanitize acts on every namespace of the controller and continues across resets.".into(),
+            "--sanact=4 is crypto erase, --sanact=3 overwrite, if block erase is unsupported.".into(),
         ],
     })
 }
@@ -53,9 +48,7 @@ pub fn nvme_sanitize(namespace_dev: &str) -> Option<CommandPlan> {
 pub fn blkdiscard(dev: &str) -> CommandPlan {
     CommandPlan {
         commands: vec![format!("blkdiscard {dev}")],
-        notes: vec![
-            "Then confine the workload to the first X% of LBAs to emulate extra OP.".into(),
-        ],
+        notes: vec!["Then confine the workload to the first X% of LBAs to emulate extra OP.".into()],
     }
 }
 
@@ -99,9 +92,7 @@ pub fn nvme_shrink_namespace(
 pub fn hdparm_hpa(dev: &str, user_capacity_bytes: u64, sector_bytes: u32) -> CommandPlan {
     let sectors = user_capacity_bytes / u64::from(sector_bytes.max(1));
     CommandPlan {
-        commands: vec![format!(
-            "hdparm -N p{sectors} --yes-i-know-what-i-am-doing {dev}"
-        )],
+        commands: vec![format!("hdparm -N p{sectors} --yes-i-know-what-i-am-doing {dev}")],
         notes: vec![
             "`p` makes it permanent; without it the limit lasts until the next power cycle.".into(),
             "Many drives need a power cycle afterwards and refuse when security-frozen.".into(),
@@ -132,14 +123,8 @@ mod tests {
 
     #[test]
     fn other_plans() {
-        assert_eq!(
-            nvme_format("/dev/nvme0n1").commands,
-            vec!["nvme format /dev/nvme0n1 --ses=1"]
-        );
-        assert_eq!(
-            nvme_sanitize("/dev/nvme0n1").unwrap().commands[0],
-            "nvme sanitize /dev/nvme0 --sanact=2"
-        );
+        assert_eq!(nvme_format("/dev/nvme0n1").commands, vec!["nvme format /dev/nvme0n1 --ses=1"]);
+        assert_eq!(nvme_sanitize("/dev/nvme0n1").unwrap().commands[0], "nvme sanitize /dev/nvme0 --sanact=2");
         assert_eq!(blkdiscard("/dev/sdb").commands, vec!["blkdiscard /dev/sdb"]);
         assert_eq!(
             hdparm_hpa("/dev/sdb", 1 << 30, 512).commands,

@@ -57,14 +57,10 @@ pub fn detect_signatures(head: &[u8]) -> Vec<Signature> {
     let ntfs = has(head, 3, b"NTFS    ");
     let exfat = has(head, 3, b"EXFAT   ");
     // A volume boot record also ends in 0x55AA; its boot code is not a partition table.
-    let mbr = boot_sig
-        && !(fat || ntfs || exfat)
-        && (0..4).any(|i| head.get(446 + 16 * i + 4).is_some_and(|&t| t != 0));
+    let mbr =
+        boot_sig && !(fat || ntfs || exfat) && (0..4).any(|i| head.get(446 + 16 * i + 4).is_some_and(|&t| t != 0));
     push(mbr, Signature::Mbr);
-    push(
-        has(head, 512, b"EFI PART") || has(head, 4096, b"EFI PART"),
-        Signature::Gpt,
-    );
+    push(has(head, 512, b"EFI PART") || has(head, 4096, b"EFI PART"), Signature::Gpt);
     push(has(head, 1080, &[0x53, 0xEF]), Signature::Ext);
     push(has(head, 0, b"XFSB"), Signature::Xfs);
     push(has(head, 65600, b"_BHRfS_M"), Signature::Btrfs);
@@ -72,10 +68,7 @@ pub fn detect_signatures(head: &[u8]) -> Vec<Signature> {
         .iter()
         .any(|&page| has(head, page - 10, b"SWAPSPACE2") || has(head, page - 10, b"SWAP-SPACE"));
     push(swap, Signature::Swap);
-    push(
-        (0..4).any(|s| has(head, 512 * s, b"LABELONE")),
-        Signature::Lvm2,
-    );
+    push((0..4).any(|s| has(head, 512 * s, b"LABELONE")), Signature::Lvm2);
     push(ntfs, Signature::Ntfs);
     push(fat, Signature::Fat);
     push(exfat, Signature::Exfat);
@@ -99,24 +92,15 @@ pub fn signature_refusal(sigs: &[Signature]) -> Option<String> {
     if sigs.is_empty() {
         return None;
     }
-    let names: Vec<String> = sigs
-        .iter()
-        .map(|s| format!("{s:?}").to_lowercase())
-        .collect();
-    Some(format!(
-        "found {} signature(s) [{}]; set allow_destroy to overwrite",
-        names.len(),
-        names.join(", ")
-    ))
+    let names: Vec<String> = sigs.iter().map(|s| format!("{s:?}").to_lowercase()).collect();
+    Some(format!("found {} signature(s) [{}]; set allow_destroy to overwrite", names.len(), names.join(", ")))
 }
 
 /// Reads up to [`HEAD_BYTES`] from the start of `path` (buffered; fine for a one-off check).
 pub fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut head = Vec::with_capacity(HEAD_BYTES);
-    fs::File::open(path)?
-        .take(HEAD_BYTES as u64)
-        .read_to_end(&mut head)?;
+    fs::File::open(path)?.take(HEAD_BYTES as u64).read_to_end(&mut head)?;
     Ok(head)
 }
 
@@ -128,11 +112,7 @@ pub(crate) fn sysfs_dir(rdev: u64) -> Option<PathBuf> {
 
 /// Kernel names of the device and, for a whole disk, its partitions.
 fn names_of(sys: &Path) -> Vec<String> {
-    let mut names: Vec<String> = sys
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .into_iter()
-        .collect();
+    let mut names: Vec<String> = sys.file_name().map(|n| n.to_string_lossy().into_owned()).into_iter().collect();
     if let Ok(rd) = fs::read_dir(sys) {
         for e in rd.flatten() {
             if e.path().join("partition").exists() {
@@ -158,10 +138,7 @@ pub(crate) fn block_in_use(rdev: u64) -> Option<String> {
     for n in &names {
         if let Ok(mut rd) = fs::read_dir(sys_of(n).join("holders")) {
             if let Some(Ok(h)) = rd.next() {
-                return Some(format!(
-                    "{n} is held by {}",
-                    h.file_name().to_string_lossy()
-                ));
+                return Some(format!("{n} is held by {}", h.file_name().to_string_lossy()));
             }
         }
     }

@@ -31,8 +31,7 @@ pub(crate) fn block_logical_bytes(fd: RawFd) -> io::Result<u32> {
     let mut ssz: libc::c_int = 0;
     // SAFETY: BLKSSZGET writes one int through the pointer, which is valid for the call.
     cvt(unsafe { libc::ioctl(fd, BLKSSZGET as _, &mut ssz as *mut libc::c_int) })?;
-    u32::try_from(ssz)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "negative sector size"))
+    u32::try_from(ssz).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "negative sector size"))
 }
 
 /// Discards `[offset, offset+len)` on a block device.
@@ -55,12 +54,7 @@ pub(crate) fn punch_hole(fd: RawFd, offset: u64, len: u64) -> io::Result<()> {
 ///
 /// # Safety
 /// `buf` must be valid for writes of `len` bytes for the duration of the call.
-pub(crate) unsafe fn pread_raw(
-    fd: RawFd,
-    buf: *mut u8,
-    len: usize,
-    offset: u64,
-) -> io::Result<usize> {
+pub(crate) unsafe fn pread_raw(fd: RawFd, buf: *mut u8, len: usize, offset: u64) -> io::Result<usize> {
     let n = libc::pread64(fd, buf.cast(), len, offset as i64);
     if n < 0 {
         Err(io::Error::last_os_error())
@@ -73,12 +67,7 @@ pub(crate) unsafe fn pread_raw(
 ///
 /// # Safety
 /// `buf` must be valid for reads of `len` bytes for the duration of the call.
-pub(crate) unsafe fn pwrite_raw(
-    fd: RawFd,
-    buf: *const u8,
-    len: usize,
-    offset: u64,
-) -> io::Result<usize> {
+pub(crate) unsafe fn pwrite_raw(fd: RawFd, buf: *const u8, len: usize, offset: u64) -> io::Result<usize> {
     let n = libc::pwrite64(fd, buf.cast(), len, offset as i64);
     if n < 0 {
         Err(io::Error::last_os_error())

@@ -35,9 +35,7 @@ pub(crate) struct UringEngine {
 fn build(entries: u32, flags: UringFlags) -> io::Result<(IoUring<squeue::Entry>, bool)> {
     if flags.single_issuer {
         let mut b = IoUring::builder();
-        b.setup_single_issuer()
-            .setup_defer_taskrun()
-            .setup_r_disabled();
+        b.setup_single_issuer().setup_defer_taskrun().setup_r_disabled();
         if let Ok(r) = b.build(entries) {
             return Ok((r, true));
         }
@@ -59,12 +57,7 @@ impl UringEngine {
     /// A ring of `queue_depth` entries with `fd` registered as fixed file 0 and every pool slot
     /// registered as fixed buffer `slot`. Buffer registration failing (RLIMIT_MEMLOCK) is not
     /// fatal: plain reads/writes are used then.
-    pub(crate) fn new(
-        fd: RawFd,
-        queue_depth: u32,
-        pool: &BufPool,
-        flags: UringFlags,
-    ) -> io::Result<Self> {
+    pub(crate) fn new(fd: RawFd, queue_depth: u32, pool: &BufPool, flags: UringFlags) -> io::Result<Self> {
         let (ring, needs_enable) = build(queue_depth.next_power_of_two(), flags)?;
         ring.submitter().register_files(&[fd])?;
         let iovecs = pool.iovecs();
@@ -72,13 +65,7 @@ impl UringEngine {
         // drains all I/O on) until after this ring is dropped.
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(UringEngine {
-            ring,
-            fixed_buffers,
-            needs_enable,
-            pending: 0,
-            ext_arg,
-        })
+        Ok(UringEngine { ring, fixed_buffers, needs_enable, pending: 0, ext_arg })
     }
 
     pub(crate) fn pending(&self) -> usize {
@@ -93,18 +80,10 @@ impl UringEngine {
         let fd = types::Fixed(0);
         let idx = cmd.slot;
         let entry = match (cmd.op, self.fixed_buffers) {
-            (Op::Read, true) => opcode::ReadFixed::new(fd, cmd.buf, cmd.len, idx)
-                .offset(cmd.offset)
-                .build(),
-            (Op::Write, true) => opcode::WriteFixed::new(fd, cmd.buf, cmd.len, idx)
-                .offset(cmd.offset)
-                .build(),
-            (Op::Read, false) => opcode::Read::new(fd, cmd.buf, cmd.len)
-                .offset(cmd.offset)
-                .build(),
-            (Op::Write, false) => opcode::Write::new(fd, cmd.buf, cmd.len)
-                .offset(cmd.offset)
-                .build(),
+            (Op::Read, true) => opcode::ReadFixed::new(fd, cmd.buf, cmd.len, idx).offset(cmd.offset).build(),
+            (Op::Write, true) => opcode::WriteFixed::new(fd, cmd.buf, cmd.len, idx).offset(cmd.offset).build(),
+            (Op::Read, false) => opcode::Read::new(fd, cmd.buf, cmd.len).offset(cmd.offset).build(),
+            (Op::Write, false) => opcode::Write::new(fd, cmd.buf, cmd.len).offset(cmd.offset).build(),
             (Op::Trim, _) => opcode::Fallocate::new(fd, u64::from(cmd.len))
                 .offset(cmd.offset)
                 .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
@@ -131,18 +110,11 @@ impl UringEngine {
 
     pub(crate) fn reap(&mut self, out: &mut VecDeque<Raw>) {
         for cqe in self.ring.completion() {
-            out.push_back(Raw {
-                slot: cqe.user_data() as u16,
-                result: i64::from(cqe.result()),
-            });
+            out.push_back(Raw { slot: cqe.user_data() as u16, result: i64::from(cqe.result()) });
         }
     }
 
-    pub(crate) fn wait(
-        &mut self,
-        timeout: Option<Duration>,
-        out: &mut VecDeque<Raw>,
-    ) -> io::Result<()> {
+    pub(crate) fn wait(&mut self, timeout: Option<Duration>, out: &mut VecDeque<Raw>) -> io::Result<()> {
         let before = out.len();
         self.reap(out);
         if out.len() > before {
@@ -176,14 +148,7 @@ impl UringEngine {
                     // what posts finished commands to the CQ for the following reap.
                     let to_submit = self.ring.submission().len() as u32;
                     // SAFETY: raw io_uring_enter on our own ring with no argument pointer.
-                    unsafe {
-                        self.ring.submitter().enter::<libc::sigset_t>(
-                            to_submit,
-                            0,
-                            ENTER_GETEVENTS,
-                            None,
-                        )
-                    }
+                    unsafe { self.ring.submitter().enter::<libc::sigset_t>(to_submit, 0, ENTER_GETEVENTS, None) }
                 }
                 None => self.ring.submit_and_wait(want),
             };

@@ -96,9 +96,7 @@ pub fn check_block(block: &[u8], lba: u64, expected_seq: u32) -> Result<(), Faul
         return Err(Fault::WrongSeq { found: seq });
     }
     let mut st = seed(lba, seq);
-    let body_ok = block[24..]
-        .chunks_exact(8)
-        .all(|c| c == fill_word(&mut st).to_le_bytes());
+    let body_ok = block[24..].chunks_exact(8).all(|c| c == fill_word(&mut st).to_le_bytes());
     if body_ok {
         Ok(())
     } else {
@@ -136,19 +134,9 @@ impl VerifyReport {
         let detail: Vec<String> = self
             .first
             .iter()
-            .map(|m| {
-                format!(
-                    "lba {} expected seq {} got {:?}",
-                    m.lba, m.expected_seq, m.fault
-                )
-            })
+            .map(|m| format!("lba {} expected seq {} got {:?}", m.lba, m.expected_seq, m.fault))
             .collect();
-        Err(format!(
-            "{} of {} blocks mismatched; first: {}",
-            self.mismatches,
-            self.blocks_checked,
-            detail.join("; ")
-        ))
+        Err(format!("{} of {} blocks mismatched; first: {}", self.mismatches, self.blocks_checked, detail.join("; ")))
     }
 }
 
@@ -161,11 +149,7 @@ pub(crate) struct Verifier {
 
 impl Verifier {
     pub(crate) fn new(blocks: usize) -> Self {
-        Verifier {
-            last_seq: vec![SEQ_UNKNOWN; blocks],
-            next_seq: 1,
-            report: VerifyReport::default(),
-        }
+        Verifier { last_seq: vec![SEQ_UNKNOWN; blocks], next_seq: 1, report: VerifyReport::default() }
     }
 
     /// A fresh sequence number, skipping the two sentinels on wrap-around.
@@ -188,11 +172,7 @@ impl Verifier {
     pub(crate) fn check_read(&mut self, data: &[u8], first_lba: u64, block_bytes: usize) {
         for (i, block) in data.chunks_exact(block_bytes).enumerate() {
             let lba = first_lba + i as u64;
-            let expected = self
-                .last_seq
-                .get(lba as usize)
-                .copied()
-                .unwrap_or(SEQ_UNKNOWN);
+            let expected = self.last_seq.get(lba as usize).copied().unwrap_or(SEQ_UNKNOWN);
             if expected == SEQ_UNKNOWN || expected == SEQ_AMBIGUOUS {
                 self.report.blocks_unchecked += 1;
                 continue;
@@ -201,11 +181,7 @@ impl Verifier {
             if let Err(fault) = check_block(block, lba, expected) {
                 self.report.mismatches += 1;
                 if self.report.first.len() < MISMATCHES_KEPT {
-                    self.report.first.push(Mismatch {
-                        lba,
-                        expected_seq: expected,
-                        fault,
-                    });
+                    self.report.first.push(Mismatch { lba, expected_seq: expected, fault });
                 }
             }
         }

@@ -25,11 +25,7 @@ pub struct JsonOptions {
 
 impl Default for JsonOptions {
     fn default() -> Self {
-        JsonOptions {
-            plus: false,
-            timestamp_s: 0,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        }
+        JsonOptions { plus: false, timestamp_s: 0, version: env!("CARGO_PKG_VERSION").to_string() }
     }
 }
 
@@ -39,21 +35,11 @@ const LAT_BOUNDS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
 /// The whole report as a JSON value.
 pub fn fio_json(result: &RunResult, opts: &JsonOptions) -> Value {
     let mut top = Map::new();
-    top.insert(
-        "fio version".into(),
-        json!(format!("ssdlab-{}", opts.version)),
-    );
+    top.insert("fio version".into(), json!(format!("ssdlab-{}", opts.version)));
     top.insert("timestamp".into(), json!(opts.timestamp_s));
-    top.insert(
-        "timestamp_ms".into(),
-        json!(opts.timestamp_s.saturating_mul(1000)),
-    );
+    top.insert("timestamp_ms".into(), json!(opts.timestamp_s.saturating_mul(1000)));
     top.insert("global options".into(), options_map(&result.global_options));
-    let jobs: Vec<Value> = result
-        .jobs
-        .iter()
-        .map(|j| job_json(j, result, opts))
-        .collect();
+    let jobs: Vec<Value> = result.jobs.iter().map(|j| job_json(j, result, opts)).collect();
     top.insert("jobs".into(), Value::Array(jobs));
     top.insert("disk_util".into(), Value::Array(Vec::new()));
     top.insert("ssdlab".into(), run_facts(result));
@@ -90,21 +76,12 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     m.insert("groupid".into(), json!(job.groupid));
     m.insert("error".into(), json!(0));
     m.insert("eta".into(), json!(0));
-    m.insert(
-        "elapsed".into(),
-        json!(job.runtime_ns().div_ceil(1_000_000_000)),
-    );
+    m.insert("elapsed".into(), json!(job.runtime_ns().div_ceil(1_000_000_000)));
     m.insert("job options".into(), options_map(&job.options));
     for (d, name) in DIR_NAMES.iter().enumerate() {
-        m.insert(
-            (*name).into(),
-            dir_json(job, d, &dir_summary(job, d, run), opts.plus),
-        );
+        m.insert((*name).into(), dir_json(job, d, &dir_summary(job, d, run), opts.plus));
     }
-    m.insert(
-        "sync".into(),
-        json!({"total_ios": 0, "lat_ns": empty_lat()}),
-    );
+    m.insert("sync".into(), json!({"total_ios": 0, "lat_ns": empty_lat()}));
     m.insert("job_runtime".into(), json!(runtime_ms));
     for key in ["usr_cpu", "sys_cpu"] {
         m.insert(key.into(), json!(0.0));
@@ -113,17 +90,12 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
         m.insert(key.into(), json!(0));
     }
     m.insert("iodepth_level".into(), iodepth_level(&job.iodepth_levels));
-    let one_at_a_time =
-        json!({"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0});
+    let one_at_a_time = json!({"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0});
     m.insert("iodepth_submit".into(), one_at_a_time.clone());
     m.insert("iodepth_complete".into(), one_at_a_time);
     latency_buckets(job, &mut m);
     if let Some(ss) = &job.steady_state {
-        let unit = if ss.criterion.limit_is_percent {
-            "%"
-        } else {
-            ""
-        };
+        let unit = if ss.criterion.limit_is_percent { "%" } else { "" };
         m.insert(
             "steadystate".into(),
             json!({
@@ -159,10 +131,7 @@ fn dir_json(job: &JobResult, d: usize, sum: &DirSummary, plus: bool) -> Value {
     m.insert("short_ios".into(), json!(0));
     m.insert("drop_ios".into(), json!(0));
     m.insert("slat_ns".into(), empty_lat());
-    m.insert(
-        "clat_ns".into(),
-        hist_json(&dir.clat, &job.percentile_list, plus),
-    );
+    m.insert("clat_ns".into(), hist_json(&dir.clat, &job.percentile_list, plus));
     m.insert("lat_ns".into(), hist_json(&dir.clat, &[], false));
     m.insert("bw_min".into(), json!(bw_sum.min as u64));
     m.insert("bw_max".into(), json!(bw_sum.max as u64));
@@ -187,10 +156,7 @@ fn hist_json(h: &Histogram, percentiles: &[f64], plus: bool) -> Value {
     m.insert("stddev".into(), json!(h.stddev()));
     m.insert("N".into(), json!(h.count()));
     if h.count() > 0 && !percentiles.is_empty() {
-        let p: Map<String, Value> = percentiles
-            .iter()
-            .map(|&p| (format!("{p:.6}"), json!(h.percentile(p))))
-            .collect();
+        let p: Map<String, Value> = percentiles.iter().map(|&p| (format!("{p:.6}"), json!(h.percentile(p)))).collect();
         m.insert("percentile".into(), Value::Object(p));
     }
     if plus && h.count() > 0 {
@@ -206,16 +172,7 @@ fn iodepth_level(levels: &[u64; 7]) -> Value {
     let m: Map<String, Value> = keys
         .iter()
         .zip(levels)
-        .map(|(k, &n)| {
-            (
-                k.to_string(),
-                json!(if total > 0 {
-                    n as f64 * 100.0 / total as f64
-                } else {
-                    0.0
-                }),
-            )
-        })
+        .map(|(k, &n)| (k.to_string(), json!(if total > 0 { n as f64 * 100.0 / total as f64 } else { 0.0 })))
         .collect();
     Value::Object(m)
 }
@@ -226,11 +183,7 @@ fn latency_buckets(job: &JobResult, m: &mut Map<String, Value>) {
     let mut all = Histogram::new();
     job.dirs.iter().for_each(|d| all.merge(&d.clat));
     let mut below_prev = 0.0;
-    for (unit, ns_per) in [
-        ("latency_ns", 1u64),
-        ("latency_us", 1_000),
-        ("latency_ms", 1_000_000),
-    ] {
+    for (unit, ns_per) in [("latency_ns", 1u64), ("latency_us", 1_000), ("latency_ms", 1_000_000)] {
         let mut map = Map::new();
         let bounds = if unit == "latency_ms" {
             &[2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000][..]
@@ -243,11 +196,7 @@ fn latency_buckets(job: &JobResult, m: &mut Map<String, Value>) {
             below_prev = cum;
         }
         if unit == "latency_ms" {
-            let rest = if all.count() > 0 {
-                100.0 - below_prev
-            } else {
-                0.0
-            };
+            let rest = if all.count() > 0 { 100.0 - below_prev } else { 0.0 };
             map.insert(">=2000".into(), json!(round2(rest.max(0.0))));
         }
         m.insert(unit.into(), Value::Object(map));

@@ -57,10 +57,6 @@ pub(crate) fn dir_summary(job: &JobResult, d: usize, run: &RunResult) -> DirSumm
         iops: rate(dir.ios, runtime_ns),
         bw_kib,
         iops_samples,
-        agg_percent: if group_bw > 0.0 {
-            bw / group_bw * 100.0
-        } else {
-            0.0
-        },
+        agg_percent: if group_bw > 0.0 { bw / group_bw * 100.0 } else { 0.0 },
     }
 }

@@ -23,11 +23,7 @@ pub fn normal_text(result: &RunResult) -> String {
 }
 
 fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
-    let _ = writeln!(
-        out,
-        "{}: (groupid={}, jobs={}): err= 0",
-        job.name, job.groupid, job.instances
-    );
+    let _ = writeln!(out, "{}: (groupid={}, jobs={}): err= 0", job.name, job.groupid, job.instances);
     for (d, (dir, dir_name)) in job.dirs.iter().zip(DIR_NAMES).enumerate() {
         if dir.ios == 0 {
             continue;
@@ -70,10 +66,7 @@ fn lat_lines(out: &mut String, h: &Histogram, percentiles: &[f64]) {
     }
     let _ = writeln!(out, "    clat percentiles ({unit}):");
     for row in percentiles.chunks(4) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|&p| format!("{p:5.2}th=[{:5}]", h.percentile(p) / div))
-            .collect();
+        let cells: Vec<String> = row.iter().map(|&p| format!("{p:5.2}th=[{:5}]", h.percentile(p) / div)).collect();
         let _ = writeln!(out, "     | {},", cells.join(", "));
     }
     let _ = writeln!(out, "     |");
@@ -97,27 +90,15 @@ fn dir_sample_lines(out: &mut String, s: &DirSummary) {
 fn group_text(out: &mut String, group: usize, run: &RunResult) {
     let _ = writeln!(out, "\nRun status group {group} (all jobs):");
     for (d, upper) in ["READ", "WRITE", "TRIM"].iter().enumerate() {
-        let jobs: Vec<&JobResult> = run
-            .jobs
-            .iter()
-            .filter(|j| j.groupid == group && j.dirs[d].ios > 0)
-            .collect();
+        let jobs: Vec<&JobResult> = run.jobs.iter().filter(|j| j.groupid == group && j.dirs[d].ios > 0).collect();
         if jobs.is_empty() {
             continue;
         }
-        let bws: Vec<f64> = jobs
-            .iter()
-            .map(|j| dir_summary(j, d, run).bw_bytes_per_s)
-            .collect();
+        let bws: Vec<f64> = jobs.iter().map(|j| dir_summary(j, d, run).bw_bytes_per_s).collect();
         let total: f64 = bws.iter().sum();
-        let (lo, hi) = bws
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        let (lo, hi) = bws.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
         let io: u64 = jobs.iter().map(|j| j.dirs[d].io_bytes).sum();
-        let runs: Vec<u64> = jobs
-            .iter()
-            .map(|j| (j.runtime_ns() + 500_000) / 1_000_000)
-            .collect();
+        let runs: Vec<u64> = jobs.iter().map(|j| (j.runtime_ns() + 500_000) / 1_000_000).collect();
         let _ = writeln!(
             out,
             "  {upper:>6}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",

@@ -32,14 +32,7 @@ impl Default for Histogram {
 
 impl Histogram {
     pub fn new() -> Self {
-        Histogram {
-            buckets: vec![0; BUCKETS],
-            count: 0,
-            min: u64::MAX,
-            max: 0,
-            sum: 0,
-            sum_sq: 0,
-        }
+        Histogram { buckets: vec![0; BUCKETS], count: 0, min: u64::MAX, max: 0, sum: 0, sum_sq: 0 }
     }
 
     /// Bucket index of a value.
@@ -128,8 +121,7 @@ impl Histogram {
         if self.count == 0 {
             return 0;
         }
-        let rank =
-            ((p.clamp(0.0, 100.0) / 100.0 * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let rank = ((p.clamp(0.0, 100.0) / 100.0 * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0u64;
         for (i, &c) in self.buckets.iter().enumerate() {
             seen += c;
@@ -152,11 +144,7 @@ impl Histogram {
 
     /// Non-empty buckets as (value in ns, count), ascending: fio json+ `bins`.
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.buckets
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(i, &c)| (Self::value(i), c))
+        self.buckets.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (Self::value(i), c))
     }
 
     /// Adds another histogram's values.

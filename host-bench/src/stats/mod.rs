@@ -40,24 +40,9 @@ impl SampleSummary {
             return SampleSummary::default();
         }
         let mean = sum / n as f64;
-        let var = if n > 1 {
-            ((sum_sq - sum * mean) / (n - 1) as f64).max(0.0)
-        } else {
-            0.0
-        };
+        let var = if n > 1 { ((sum_sq - sum * mean) / (n - 1) as f64).max(0.0) } else { 0.0 };
         let stddev = var.sqrt();
-        let cov_percent = if mean != 0.0 {
-            stddev / mean * 100.0
-        } else {
-            0.0
-        };
-        SampleSummary {
-            mean,
-            stddev,
-            min,
-            max,
-            samples: n,
-            cov_percent,
-        }
+        let cov_percent = if mean != 0.0 { stddev / mean * 100.0 } else { 0.0 };
+        SampleSummary { mean, stddev, min, max, samples: n, cov_percent }
     }
 }

@@ -77,11 +77,7 @@ impl SteadyStateTracker {
     fn holds(&self) -> bool {
         let n = self.window.len() as f64;
         let mean = self.samples().sum::<f64>() / n;
-        let limit = if self.crit.limit_is_percent {
-            self.crit.limit / 100.0 * mean
-        } else {
-            self.crit.limit
-        };
+        let limit = if self.crit.limit_is_percent { self.crit.limit / 100.0 * mean } else { self.crit.limit };
         match self.crit.metric {
             SsMetric::Iops | SsMetric::Bw => self.samples().all(|x| (x - mean).abs() <= limit),
             SsMetric::IopsSlope | SsMetric::BwSlope => {

@@ -40,13 +40,7 @@ pub struct ActOptions {
 
 impl Default for ActOptions {
     fn default() -> Self {
-        ActOptions {
-            load: 1.0,
-            hours: 24.0,
-            slice_s: 3600.0,
-            fill_passes: 1,
-            max_outstanding: 4096,
-        }
+        ActOptions { load: 1.0, hours: 24.0, slice_s: 3600.0, fill_passes: 1, max_outstanding: 4096 }
     }
 }
 
@@ -73,12 +67,7 @@ pub struct ActResult {
 }
 
 /// Runs ACT and writes `act.json`, `act.csv`, `act.svg`.
-pub fn run(
-    bench: &mut dyn Bench,
-    o: &ActOptions,
-    out: &mut OutDir,
-    ctl: &mut Ctl,
-) -> Result<ActResult, SuiteError> {
+pub fn run(bench: &mut dyn Bench, o: &ActOptions, out: &mut OutDir, ctl: &mut Ctl) -> Result<ActResult, SuiteError> {
     if !(o.load > 0.0
         && o.load <= 10_000.0
         && o.hours > 0.0
@@ -94,9 +83,7 @@ pub fn run(
     let read_bytes = RECORD_BYTES.div_ceil(lbs) * lbs;
     let read_rate = (READS_PER_LOAD as f64 * o.load).round().max(1.0) as u64;
     let write_rate = WRITES_PER_LOAD as f64 * o.load;
-    let large_block_rate = (write_rate * RECORD_BYTES as f64 / LARGE_BLOCK_BYTES as f64 * 2.0)
-        .round()
-        .max(1.0) as u64;
+    let large_block_rate = (write_rate * RECORD_BYTES as f64 / LARGE_BLOCK_BYTES as f64 * 2.0).round().max(1.0) as u64;
     let purge = bench.purge()?;
     super::pts::precondition(bench, o.fill_passes, ctl, (0.0, 0.1))?;
     let slices = ((o.hours * 3600.0 / o.slice_s).ceil() as usize).max(1);
@@ -104,13 +91,11 @@ pub fn run(
     for s in 1..=slices {
         let len = (o.hours * 3600.0 - (s - 1) as f64 * o.slice_s).min(o.slice_s);
         let common = format!("iodepth={}\n{}", o.max_outstanding, runtime_opt(len));
-        text.push_str(&format!("[s{s}-reads]\nstonewall\nrw=randread\nbs={read_bytes}\nrate_iops={read_rate}\n{common}"));
         text.push_str(&format!(
-            "[s{s}-lb-writes]\nrw=randwrite\nbs=128k\nrate_iops={large_block_rate}\n{common}"
+            "[s{s}-reads]\nstonewall\nrw=randread\nbs={read_bytes}\nrate_iops={read_rate}\n{common}"
         ));
-        text.push_str(&format!(
-            "[s{s}-lb-reads]\nrw=randread\nbs=128k\nrate_iops={large_block_rate}\n{common}"
-        ));
+        text.push_str(&format!("[s{s}-lb-writes]\nrw=randwrite\nbs=128k\nrate_iops={large_block_rate}\n{common}"));
+        text.push_str(&format!("[s{s}-lb-reads]\nrw=randread\nbs=128k\nrate_iops={large_block_rate}\n{common}"));
     }
     let r = bench.run_job(&parse_job(&text, "act.fio")?, ctl, "act", (0.1, 1.0))?;
     let mut res = ActResult {
@@ -125,11 +110,7 @@ pub fn run(
         let reads = &group[0];
         let h = &reads.dirs[0].clat;
         let pct_over_ms = CRITERIA.map(|(ms, _)| {
-            r6(if h.count() == 0 {
-                0.0
-            } else {
-                (100.0 - h.percent_at_or_below(ms * 1_000_000)).max(0.0)
-            })
+            r6(if h.count() == 0 { 0.0 } else { (100.0 - h.percent_at_or_below(ms * 1_000_000)).max(0.0) })
         });
         let pass = [0, 1, 2].map(|k| pct_over_ms[k] < CRITERIA[k].1);
         res.slices.push(Slice {
@@ -141,8 +122,7 @@ pub fn run(
             large_block_writes: group.get(1).map(|j| Perf::of(j, bench)),
         });
     }
-    res.passed =
-        !res.slices.is_empty() && res.slices.len() == slices && res.slices.iter().all(|s| s.passed);
+    res.passed = !res.slices.is_empty() && res.slices.len() == slices && res.slices.iter().all(|s| s.passed);
     out.json("act.json", &json!({"suite": "aerospike-act", "options": o, "config": bench.describe(), "purge": purge, "criteria": "per slice: < 5% of reads over 1 ms, < 1% over 8 ms, < 0.1% over 64 ms", "model_note": "record writes reach the drive as 128 KiB large-block writes (rate = writes/s x 1536 / 131072 x 2), with large-block defrag reads at the same rate", "result": res}))?;
     let rows: Vec<Vec<String>> = res
         .slices
@@ -161,31 +141,14 @@ pub fn run(
         .collect();
     out.csv(
         "act.csv",
-        &[
-            "slice",
-            "read_iops",
-            "pct_over_1ms",
-            "pct_over_8ms",
-            "pct_over_64ms",
-            "read_lat_mean_us",
-            "pass",
-        ],
+        &["slice", "read_iops", "pct_over_1ms", "pct_over_8ms", "pct_over_64ms", "read_lat_mean_us", "pass"],
         &rows,
     )?;
-    let line = |k: usize| {
-        res.slices
-            .iter()
-            .map(|s| (s.slice as f64, s.pct_over_ms[k]))
-            .collect::<Vec<_>>()
-    };
+    let line = |k: usize| res.slices.iter().map(|s| (s.slice as f64, s.pct_over_ms[k])).collect::<Vec<_>>();
     let n = res.slices.len().max(1) as f64;
     let limit = |k: usize| vec![(1.0, CRITERIA[k].1), (n, CRITERIA[k].1)];
     let c = Chart::new(
-        format!(
-            "ACT load {}x: {}",
-            o.load,
-            if res.passed { "PASS" } else { "FAIL" }
-        ),
+        format!("ACT load {}x: {}", o.load, if res.passed { "PASS" } else { "FAIL" }),
         "slice (hour)",
         "% of reads over threshold",
     )
@@ -195,10 +158,7 @@ pub fn run(
     .with(Series::new("limit 5%", limit(0), Style::Dashed).color((0, 70, 200)))
     .with(Series::new("limit 1%", limit(1), Style::Dashed).color((230, 140, 0)))
     .with(Series::new("limit 0.1%", limit(2), Style::Dashed).color((200, 0, 0)));
-    let svg = plot::render(&c).map_err(|e| SuiteError::Plot {
-        name: "act".into(),
-        message: e.to_string(),
-    })?;
+    let svg = plot::render(&c).map_err(|e| SuiteError::Plot { name: "act".into(), message: e.to_string() })?;
     out.text("act.svg", &svg)?;
     Ok(res)
 }

@@ -17,24 +17,15 @@ pub trait Bench {
     /// Returns the drive to fresh-out-of-box (or refuses, for a real drive not known to be purged).
     fn purge(&mut self) -> Result<Value, SuiteError>;
     /// Runs `job`; `label` and `span` (start, end fractions of the suite) drive the progress bar.
-    fn run_job(
-        &mut self,
-        job: &JobFile,
-        ctl: &mut Ctl,
-        label: &str,
-        span: (f64, f64),
-    ) -> Result<RunResult, SuiteError>;
+    fn run_job(&mut self, job: &JobFile, ctl: &mut Ctl, label: &str, span: (f64, f64))
+        -> Result<RunResult, SuiteError>;
     /// Drive counters between two device instants; `None` when the target has none (real drives).
     fn counters(&self, from_ns: u64, to_ns: u64) -> Option<Counters>;
     /// Resolved configuration and seed, written into every result JSON.
     fn describe(&self) -> Value;
 }
 
-fn progress_cb<'c>(
-    ctl: &'c mut Ctl,
-    label: &'c str,
-    span: (f64, f64),
-) -> Option<impl FnMut(RunProgress) + 'c> {
+fn progress_cb<'c>(ctl: &'c mut Ctl, label: &'c str, span: (f64, f64)) -> Option<impl FnMut(RunProgress) + 'c> {
     let p: &'c mut (dyn FnMut(&str, f64) + 'c) = &mut **ctl.progress.as_mut()?;
     Some(move |rp: RunProgress| p(label, span.0 + (span.1 - span.0) * rp.fraction))
 }
@@ -60,11 +51,7 @@ impl SimBench {
             cfg.interval_ns = interval;
             SimSession::new(cfg)?
         };
-        Ok(SimBench {
-            session,
-            dirty: false,
-            purges: 0,
-        })
+        Ok(SimBench { session, dirty: false, purges: 0 })
     }
 }
 
@@ -83,9 +70,7 @@ impl Bench for SimBench {
             self.dirty = false;
         }
         self.purges += 1;
-        Ok(
-            json!({"method": "simulated drive rebuilt fresh-out-of-box (all blocks erased, mapping empty)"}),
-        )
+        Ok(json!({"method": "simulated drive rebuilt fresh-out-of-box (all blocks erased, mapping empty)"}))
     }
 
     fn run_job(
@@ -104,10 +89,7 @@ impl Bench for SimBench {
 
     fn counters(&self, from_ns: u64, to_ns: u64) -> Option<Counters> {
         let t = &self.session.target;
-        Some(delta(
-            &t.sample_at(from_ns).counters,
-            &t.sample_at(to_ns).counters,
-        ))
+        Some(delta(&t.sample_at(from_ns).counters, &t.sample_at(to_ns).counters))
     }
 
     fn describe(&self) -> Value {

@@ -24,20 +24,12 @@ pub struct EzfioOptions {
 
 impl EzfioOptions {
     pub fn full() -> Self {
-        EzfioOptions {
-            point_s: 60.0,
-            stability_s: 1200.0,
-            quick: false,
-        }
+        EzfioOptions { point_s: 60.0, stability_s: 1200.0, quick: false }
     }
 
     /// 5 s points, a 60 s stability test and thinned sweeps.
     pub fn quick() -> Self {
-        EzfioOptions {
-            point_s: 5.0,
-            stability_s: 60.0,
-            quick: true,
-        }
+        EzfioOptions { point_s: 5.0, stability_s: 60.0, quick: true }
     }
 }
 
@@ -99,54 +91,19 @@ fn thin(v: Vec<u32>, quick: bool) -> Vec<u32> {
 
 fn steps(q: bool) -> Vec<Step> {
     let bs_all = || {
-        thin(
-            vec![
-                512,
-                4 * KIB,
-                8 * KIB,
-                16 * KIB,
-                32 * KIB,
-                64 * KIB,
-                128 * KIB,
-                256 * KIB,
-                512 * KIB,
-                1024 * KIB,
-            ],
-            q,
-        )
+        thin(vec![512, 4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB, 1024 * KIB], q)
     };
     let threads = || thin(vec![1, 2, 4, 8, 16, 32, 64, 128, 256], q);
-    let s = |name, rw, by_threads, xs, threads, qd| Step {
-        name,
-        rw,
-        by_threads,
-        xs,
-        threads,
-        qd,
-    };
+    let s = |name, rw, by_threads, xs, threads, qd| Step { name, rw, by_threads, xs, threads, qd };
     vec![
         s("seq-read-by-bs", "read", false, bs_all(), 1, 256),
         s("rnd-read-by-bs", "randread", false, bs_all(), 16, 16),
         s("seq-write-qd1-by-bs", "write", false, bs_all(), 1, 1),
         s("fill-rnd-4k", "", false, vec![], 0, 0),
         s("rnd-read-4k-by-threads", "randread", true, threads(), 0, 1),
-        s(
-            "rnd-7030-4k-by-threads",
-            "randrw\nrwmixread=70",
-            true,
-            threads(),
-            0,
-            1,
-        ),
+        s("rnd-7030-4k-by-threads", "randrw\nrwmixread=70", true, threads(), 0, 1),
         s("stability-7030-4k", "", false, vec![], 0, 0),
-        s(
-            "rnd-write-4k-by-threads",
-            "randwrite",
-            true,
-            threads(),
-            0,
-            1,
-        ),
+        s("rnd-write-4k-by-threads", "randwrite", true, threads(), 0, 1),
         s("rnd-write-by-bs", "randwrite", false, bs_all(), 16, 16),
     ]
 }
@@ -165,28 +122,15 @@ pub fn run(
         });
     }
     let purge = bench.purge()?;
-    let fill = |bench: &mut dyn Bench,
-                ctl: &mut Ctl,
-                rw: &str,
-                bs: &str,
-                span|
-     -> Result<(), SuiteError> {
-        let t = format!(
-            "[fill]\nrw={rw}\nbs={bs}\niodepth={}\nsize=100%\nloops=2\n",
-            if rw == "write" { 64 } else { 256 }
-        );
-        bench
-            .run_job(&parse_job(&t, "fill.fio")?, ctl, "fill", span)
-            .map(|_| ())
+    let fill = |bench: &mut dyn Bench, ctl: &mut Ctl, rw: &str, bs: &str, span| -> Result<(), SuiteError> {
+        let t =
+            format!("[fill]\nrw={rw}\nbs={bs}\niodepth={}\nsize=100%\nloops=2\n", if rw == "write" { 64 } else { 256 });
+        bench.run_job(&parse_job(&t, "fill.fio")?, ctl, "fill", span).map(|_| ())
     };
     fill(bench, ctl, "write", "128k", (0.0, 0.1))?;
     let plan = steps(o.quick);
     let n = plan.len() as f64;
-    let mut res = EzfioResult {
-        tests: Vec::new(),
-        stability: None,
-        interrupted: false,
-    };
+    let mut res = EzfioResult { tests: Vec::new(), stability: None, interrupted: false };
     for (i, st) in plan.iter().enumerate() {
         let span = (0.1 + 0.9 * i as f64 / n, 0.1 + 0.9 * (i + 1) as f64 / n);
         if ctl.stopped() {
@@ -196,7 +140,10 @@ pub fn run(
         match st.name {
             "fill-rnd-4k" => fill(bench, ctl, "randwrite", "4k", span)?,
             "stability-7030-4k" => {
-                let t = format!("[stability]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=1\nnumjobs=256\ngroup_reporting\n{}", runtime_opt(o.stability_s));
+                let t = format!(
+                    "[stability]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=1\nnumjobs=256\ngroup_reporting\n{}",
+                    runtime_opt(o.stability_s)
+                );
                 let r = bench.run_job(&parse_job(&t, "stability.fio")?, ctl, st.name, span)?;
                 res.interrupted |= r.interrupted;
                 let iops: Vec<f64> = r
@@ -223,29 +170,19 @@ pub fn run(
             _ => {
                 let mut text = String::new();
                 for &x in &st.xs {
-                    let (bs, threads) = if st.by_threads {
-                        (4 * KIB, x)
-                    } else {
-                        (x, st.threads)
-                    };
-                    text.push_str(&format!("[{}-{x}]\nstonewall\nrw={}\nbs={}\niodepth={}\nnumjobs={threads}\ngroup_reporting\n{}", st.name, st.rw, bs_str(bs), st.qd, runtime_opt(o.point_s)));
+                    let (bs, threads) = if st.by_threads { (4 * KIB, x) } else { (x, st.threads) };
+                    text.push_str(&format!(
+                        "[{}-{x}]\nstonewall\nrw={}\nbs={}\niodepth={}\nnumjobs={threads}\ngroup_reporting\n{}",
+                        st.name,
+                        st.rw,
+                        bs_str(bs),
+                        st.qd,
+                        runtime_opt(o.point_s)
+                    ));
                 }
-                let r = bench.run_job(
-                    &parse_job(&text, &format!("{}.fio", st.name))?,
-                    ctl,
-                    st.name,
-                    span,
-                )?;
+                let r = bench.run_job(&parse_job(&text, &format!("{}.fio", st.name))?, ctl, st.name, span)?;
                 res.interrupted |= r.interrupted;
-                let points = st
-                    .xs
-                    .iter()
-                    .zip(&r.jobs)
-                    .map(|(&x, j)| Point {
-                        x,
-                        perf: Perf::of(j, bench),
-                    })
-                    .collect();
+                let points = st.xs.iter().zip(&r.jobs).map(|(&x, j)| Point { x, perf: Perf::of(j, bench) }).collect();
                 res.tests.push(TestResult {
                     name: st.name.into(),
                     x: if st.by_threads { "threads" } else { "bs_bytes" },
@@ -261,22 +198,10 @@ pub fn run(
     Ok(res)
 }
 
-fn write(
-    out: &mut OutDir,
-    o: &EzfioOptions,
-    res: &EzfioResult,
-    config: Value,
-    purge: Value,
-) -> Result<(), SuiteError> {
-    out.json(
-        "ezfio.json",
-        &json!({"suite": "ezfio", "options": o, "config": config, "purge": purge, "result": res}),
-    )?;
+fn write(out: &mut OutDir, o: &EzfioOptions, res: &EzfioResult, config: Value, purge: Value) -> Result<(), SuiteError> {
+    out.json("ezfio.json", &json!({"suite": "ezfio", "options": o, "config": config, "purge": purge, "result": res}))?;
     let svg = |r: Result<String, plot::PlotError>, name: &str| {
-        r.map_err(|e| SuiteError::Plot {
-            name: name.into(),
-            message: e.to_string(),
-        })
+        r.map_err(|e| SuiteError::Plot { name: name.into(), message: e.to_string() })
     };
     for t in &res.tests {
         let rows: Vec<Vec<String>> = t
@@ -292,92 +217,43 @@ fn write(
                 ]
             })
             .collect();
-        out.csv(
-            &format!("{}.csv", t.name),
-            &[t.x, "iops", "mbps", "lat_mean_us", "lat_p99_99_us"],
-            &rows,
-        )?;
+        out.csv(&format!("{}.csv", t.name), &[t.x, "iops", "mbps", "lat_mean_us", "lat_p99_99_us"], &rows)?;
         let bw = t.x == "bs_bytes" && !t.name.starts_with("rnd-read");
-        let (label, f): (&str, fn(&Perf) -> f64) = if bw {
-            ("MB/s", |p| p.mbps)
-        } else {
-            ("IOPS", |p| p.iops)
-        };
-        let xl = if t.x == "threads" {
-            "threads (QD1 each)"
-        } else {
-            "block size (KiB)"
-        };
+        let (label, f): (&str, fn(&Perf) -> f64) = if bw { ("MB/s", |p| p.mbps) } else { ("IOPS", |p| p.iops) };
+        let xl = if t.x == "threads" { "threads (QD1 each)" } else { "block size (KiB)" };
         let div = if t.x == "threads" { 1.0 } else { 1024.0 };
-        let c = Chart {
-            x_log2: true,
-            ..Chart::new(format!("ezFIO {}", t.name), xl, label)
-        }
-        .with(Series::new(
-            label,
-            t.points
-                .iter()
-                .map(|p| (p.x as f64 / div, f(&p.perf)))
-                .collect(),
-            Style::LinePoints,
-        ))
-        .with(Series::new(
-            "mean latency (us)",
-            t.points
-                .iter()
-                .map(|p| (p.x as f64 / div, p.perf.lat.mean_us))
-                .collect(),
-            Style::Points,
-        ));
+        let c = Chart { x_log2: true, ..Chart::new(format!("ezFIO {}", t.name), xl, label) }
+            .with(Series::new(
+                label,
+                t.points.iter().map(|p| (p.x as f64 / div, f(&p.perf))).collect(),
+                Style::LinePoints,
+            ))
+            .with(Series::new(
+                "mean latency (us)",
+                t.points.iter().map(|p| (p.x as f64 / div, p.perf.lat.mean_us)).collect(),
+                Style::Points,
+            ));
         out.text(&format!("{}.svg", t.name), &svg(plot::render(&c), &t.name)?)?;
     }
     if let Some(s) = &res.stability {
-        let rows: Vec<Vec<String>> = s
-            .iops_per_s
-            .iter()
-            .enumerate()
-            .map(|(i, v)| vec![(i + 1).to_string(), cell(*v)])
-            .collect();
+        let rows: Vec<Vec<String>> =
+            s.iops_per_s.iter().enumerate().map(|(i, v)| vec![(i + 1).to_string(), cell(*v)]).collect();
         out.csv("stability-7030-4k.csv", &["second", "iops"], &rows)?;
         let flat = |k: f64| vec![(1.0, k), (s.iops_per_s.len() as f64, k)];
         let c = Chart::new(
-            format!(
-                "ezFIO 4k 70/30 stability, 256 threads: avg {:.0}, CoV {:.2}%",
-                s.average, s.cov_pct
-            ),
+            format!("ezFIO 4k 70/30 stability, 256 threads: avg {:.0}, CoV {:.2}%", s.average, s.cov_pct),
             "time (s)",
             "IOPS",
         )
         .with(Series::new(
             "IOPS per second",
-            s.iops_per_s
-                .iter()
-                .enumerate()
-                .map(|(i, v)| ((i + 1) as f64, *v))
-                .collect(),
+            s.iops_per_s.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
             Style::Line,
         ))
         .with(Series::new("average", flat(s.average), Style::Dashed).color((0, 0, 0)))
-        .with(
-            Series::new(
-                "average - stddev",
-                flat(s.average - s.stddev),
-                Style::Dashed,
-            )
-            .color((200, 0, 0)),
-        )
-        .with(
-            Series::new(
-                "average + stddev",
-                flat(s.average + s.stddev),
-                Style::Dashed,
-            )
-            .color((200, 0, 0)),
-        );
-        out.text(
-            "stability-7030-4k.svg",
-            &svg(plot::render(&c), "stability")?,
-        )?;
+        .with(Series::new("average - stddev", flat(s.average - s.stddev), Style::Dashed).color((200, 0, 0)))
+        .with(Series::new("average + stddev", flat(s.average + s.stddev), Style::Dashed).color((200, 0, 0)));
+        out.text("stability-7030-4k.svg", &svg(plot::render(&c), "stability")?)?;
     }
     Ok(())
 }

@@ -43,15 +43,7 @@ impl CurveOptions {
 
     /// PTS-E WSAT: from purge, 4 user capacities or 24 h.
     pub fn wsat(threads: u32, qd: u32, capacities: f64, max_s: f64) -> Self {
-        CurveOptions {
-            fill: false,
-            drive_writes: capacities,
-            threads,
-            qd,
-            bs_bytes: 4096,
-            max_s,
-            round_s: 60.0,
-        }
+        CurveOptions { fill: false, drive_writes: capacities, threads, qd, bs_bytes: 4096, max_s, round_s: 60.0 }
     }
 
     fn validate(&self) -> Result<(), SuiteError> {
@@ -106,21 +98,12 @@ pub struct Curve {
 }
 
 /// Purges `bench` and runs the curve.
-pub fn run_curve(
-    bench: &mut dyn Bench,
-    o: &CurveOptions,
-    ctl: &mut Ctl,
-) -> Result<Curve, SuiteError> {
+pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Result<Curve, SuiteError> {
     o.validate()?;
     let purge = bench.purge()?;
-    let fill = if o.fill {
-        super::pts::precondition(bench, 1, ctl, (0.0, 0.1))?
-    } else {
-        None
-    };
+    let fill = if o.fill { super::pts::precondition(bench, 1, ctl, (0.0, 0.1))? } else { None };
     let cap = bench.info().capacity_bytes;
-    let per_job = ((cap as f64 * o.drive_writes / o.threads as f64) as u64 / u64::from(o.bs_bytes))
-        .max(1)
+    let per_job = ((cap as f64 * o.drive_writes / o.threads as f64) as u64 / u64::from(o.bs_bytes)).max(1)
         * u64::from(o.bs_bytes);
     let text = format!(
         "[randwrite]\nrw=randwrite\nbs={}\niodepth={}\nnumjobs={}\ngroup_reporting\nio_size={per_job}\nruntime={}ms\n",
@@ -143,12 +126,7 @@ pub fn run_curve(
     if curve.interrupted {
         return Ok(curve);
     }
-    let r = bench.run_job(
-        &parse_job(&text, "randwrite.fio")?,
-        ctl,
-        "random writes",
-        (0.1, 1.0),
-    )?;
+    let r = bench.run_job(&parse_job(&text, "randwrite.fio")?, ctl, "random writes", (0.1, 1.0))?;
     curve.interrupted = r.interrupted;
     let Some(job) = r.jobs.first() else {
         return Ok(curve);
@@ -159,9 +137,9 @@ pub fn run_curve(
     for p in &job.series {
         bytes += p.bytes[1];
         let t0 = job.start_ns + p.start_ns;
-        let wa = bench.counters(t0, t0 + p.duration_ns).and_then(|c| {
-            (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64)
-        });
+        let wa = bench
+            .counters(t0, t0 + p.duration_ns)
+            .and_then(|c| (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64));
         curve.points.push(CurvePoint {
             t_s: r6((p.start_ns + p.duration_ns) as f64 / 1e9 / ts),
             iops: r6(p.iops(1)),
@@ -174,11 +152,8 @@ pub fn run_curve(
     }
     curve.rounds = minute_rounds(&curve.points, o.round_s);
     curve.determination = steady::first_reached_within(&curve.rounds, usize::MAX);
-    curve.time_to_steady_state_s = curve
-        .determination
-        .as_ref()
-        .filter(|d| d.reached)
-        .map(|d| (d.rounds[0] - 1) as f64 * o.round_s);
+    curve.time_to_steady_state_s =
+        curve.determination.as_ref().filter(|d| d.reached).map(|d| (d.rounds[0] - 1) as f64 * o.round_s);
     Ok(curve)
 }
 
@@ -198,13 +173,7 @@ fn minute_rounds(points: &[CurvePoint], round_s: f64) -> Vec<f64> {
 }
 
 /// Writes `{prefix}.json`, `{prefix}.csv` and the plots.
-pub fn write_curve(
-    out: &mut OutDir,
-    prefix: &str,
-    title: &str,
-    curve: &Curve,
-    meta: Value,
-) -> Result<(), SuiteError> {
+pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, meta: Value) -> Result<(), SuiteError> {
     let mut v = meta;
     if let Some(o) = v.as_object_mut() {
         o.insert("curve".into(), json!(curve));
@@ -228,90 +197,52 @@ pub fn write_curve(
         .collect();
     out.csv(
         &format!("{prefix}.csv"),
-        &[
-            "time_s",
-            "write_iops",
-            "write_mbps",
-            "write_lat_mean_us",
-            "drive_writes",
-            "gb_written",
-            "wa",
-        ],
+        &["time_s", "write_iops", "write_mbps", "write_lat_mean_us", "drive_writes", "gb_written", "wa"],
         &rows,
     )?;
     let ss_line = |x_of: &dyn Fn(&CurvePoint) -> f64| -> Option<Series> {
         let d = curve.determination.as_ref().filter(|d| d.reached)?;
         let (a, b) = (curve.points.first()?, curve.points.last()?);
         Some(
-            Series::new(
-                "steady-state average",
-                vec![(x_of(a), d.average), (x_of(b), d.average)],
-                Style::Dashed,
-            )
-            .color((200, 0, 0)),
+            Series::new("steady-state average", vec![(x_of(a), d.average), (x_of(b), d.average)], Style::Dashed)
+                .color((200, 0, 0)),
         )
     };
     let iops = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
-        let mut c =
-            Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS").with(Series::new(
-                "IOPS (per second)",
-                curve.points.iter().map(|p| (x_of(p), p.iops)).collect(),
-                Style::Line,
-            ));
+        let mut c = Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS").with(Series::new(
+            "IOPS (per second)",
+            curve.points.iter().map(|p| (x_of(p), p.iops)).collect(),
+            Style::Line,
+        ));
         c.series.extend(ss_line(x_of));
         c
     };
     let wa = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
         Chart::new("write amplification per interval", xl, "WA").with(
-            Series::new(
-                "WA",
-                curve
-                    .points
-                    .iter()
-                    .filter_map(|p| Some((x_of(p), p.wa?)))
-                    .collect(),
-                Style::Line,
-            )
-            .color((0, 120, 0)),
+            Series::new("WA", curve.points.iter().filter_map(|p| Some((x_of(p), p.wa?))).collect(), Style::Line)
+                .color((0, 120, 0)),
         )
     };
     let t = |p: &CurvePoint| p.t_s;
     let dw = |p: &CurvePoint| p.drive_writes;
     let gb = |p: &CurvePoint| p.gb_written;
     let svg = |r: Result<String, plot::PlotError>, name: &str| {
-        r.map_err(|e| SuiteError::Plot {
-            name: name.into(),
-            message: e.to_string(),
-        })
+        r.map_err(|e| SuiteError::Plot { name: name.into(), message: e.to_string() })
     };
     out.text(
         &format!("{prefix}-time.svg"),
-        &svg(
-            plot::render_stacked(&iops(&t, "time (s)"), &wa(&t, "time (s)")),
-            "time",
-        )?,
+        &svg(plot::render_stacked(&iops(&t, "time (s)"), &wa(&t, "time (s)")), "time")?,
     )?;
     out.text(
         &format!("{prefix}-drive-writes.svg"),
-        &svg(
-            plot::render_stacked(&iops(&dw, "drive writes"), &wa(&dw, "drive writes")),
-            "drive writes",
-        )?,
+        &svg(plot::render_stacked(&iops(&dw, "drive writes"), &wa(&dw, "drive writes")), "drive writes")?,
     )?;
-    out.text(
-        &format!("{prefix}-gb-written.svg"),
-        &svg(plot::render(&iops(&gb, "GB written")), "gb")?,
-    )?;
+    out.text(&format!("{prefix}-gb-written.svg"), &svg(plot::render(&iops(&gb, "GB written")), "gb")?)?;
     Ok(())
 }
 
 /// `ssdlab fob`: runs the curve and writes `fob.json`, `fob.csv` and the plots.
-pub fn run(
-    bench: &mut dyn Bench,
-    o: &CurveOptions,
-    out: &mut OutDir,
-    ctl: &mut Ctl,
-) -> Result<Curve, SuiteError> {
+pub fn run(bench: &mut dyn Bench, o: &CurveOptions, out: &mut OutDir, ctl: &mut Ctl) -> Result<Curve, SuiteError> {
     let curve = run_curve(bench, o, ctl)?;
     let meta = json!({"suite": "fob-to-steady-state", "options": o, "config": bench.describe()});
     write_curve(out, "fob", "FOB -> steady state", &curve, meta)?;

@@ -39,19 +39,13 @@ pub enum SuiteError {
     #[error(transparent)]
     Sim(#[from] SimError),
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("plot {name}: {message}")]
     Plot { name: String, message: String },
     #[error("the real target must be purged first: run `{command}`, then pass --assume-purged")]
     NotPurged { command: String },
     #[error("invalid suite option {option}: {problem}")]
-    BadOption {
-        option: &'static str,
-        problem: String,
-    },
+    BadOption { option: &'static str, problem: String },
     #[error("{0}")]
     Target(String),
 }
@@ -82,10 +76,7 @@ pub fn parse_job(text: &str, name: &str) -> Result<JobFile, SuiteError> {
 
 /// fio `runtime=` for a full-scale duration in seconds (ms resolution).
 pub fn runtime_opt(seconds: f64) -> String {
-    format!(
-        "runtime={}ms\ntime_based\n",
-        (seconds * 1000.0).round().max(1.0) as u64
-    )
+    format!("runtime={}ms\ntime_based\n", (seconds * 1000.0).round().max(1.0) as u64)
 }
 
 /// fio size string for a block size in bytes ("512", "4k", "1024k").
@@ -151,9 +142,9 @@ impl Perf {
         let [r, w, _] = &job.dirs;
         let mut all = r.clat.clone();
         all.merge(&w.clat);
-        let wa = bench.counters(job.start_ns, job.end_ns).and_then(|c| {
-            (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64)
-        });
+        let wa = bench
+            .counters(job.start_ns, job.end_ns)
+            .and_then(|c| (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64));
         Perf {
             read_iops: r.ios as f64 / secs,
             write_iops: w.ios as f64 / secs,

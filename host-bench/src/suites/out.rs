@@ -13,14 +13,8 @@ pub struct OutDir {
 impl OutDir {
     pub fn create(dir: impl Into<PathBuf>) -> Result<Self, SuiteError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir).map_err(|source| SuiteError::Io {
-            path: dir.display().to_string(),
-            source,
-        })?;
-        Ok(OutDir {
-            dir,
-            written: Vec::new(),
-        })
+        std::fs::create_dir_all(&dir).map_err(|source| SuiteError::Io { path: dir.display().to_string(), source })?;
+        Ok(OutDir { dir, written: Vec::new() })
     }
 
     pub fn path(&self) -> &Path {
@@ -34,28 +28,19 @@ impl OutDir {
 
     pub fn text(&mut self, name: &str, text: &str) -> Result<(), SuiteError> {
         let p = self.dir.join(name);
-        std::fs::write(&p, text).map_err(|source| SuiteError::Io {
-            path: p.display().to_string(),
-            source,
-        })?;
+        std::fs::write(&p, text).map_err(|source| SuiteError::Io { path: p.display().to_string(), source })?;
         self.written.push(name.to_string());
         Ok(())
     }
 
     /// Pretty JSON with a trailing newline.
     pub fn json(&mut self, name: &str, v: &Value) -> Result<(), SuiteError> {
-        let text = serde_json::to_string_pretty(v)
-            .map_err(|e| SuiteError::Target(format!("{name}: {e}")))?;
+        let text = serde_json::to_string_pretty(v).map_err(|e| SuiteError::Target(format!("{name}: {e}")))?;
         self.text(name, &format!("{text}\n"))
     }
 
     /// CSV from a header and rows of already formatted cells.
-    pub fn csv(
-        &mut self,
-        name: &str,
-        header: &[&str],
-        rows: &[Vec<String>],
-    ) -> Result<(), SuiteError> {
+    pub fn csv(&mut self, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), SuiteError> {
         let mut s = header.join(",");
         s.push('\n');
         for r in rows {

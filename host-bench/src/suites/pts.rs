@@ -36,16 +36,7 @@ impl PtsTest {
 /// R/W mixes of the IOPS test, read percent.
 pub const IOPS_MIXES: [u32; 7] = [100, 95, 65, 50, 35, 5, 0];
 /// Block sizes of the IOPS test, bytes, in the PTS order (largest first).
-pub const IOPS_BS: [u32; 8] = [
-    1 << 20,
-    128 << 10,
-    64 << 10,
-    32 << 10,
-    16 << 10,
-    8 << 10,
-    4 << 10,
-    512,
-];
+pub const IOPS_BS: [u32; 8] = [1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512];
 
 /// Test options; recorded in the result JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -88,12 +79,7 @@ impl PtsOptions {
     }
 
     pub fn validate(&self) -> Result<(), SuiteError> {
-        let bad = |option, problem: &str| {
-            Err(SuiteError::BadOption {
-                option,
-                problem: problem.into(),
-            })
-        };
+        let bad = |option, problem: &str| Err(SuiteError::BadOption { option, problem: problem.into() });
         if !(1..=1024).contains(&self.threads) || !(1..=4096).contains(&self.qd) {
             return bad("threads/qd", "allowed threads 1..=1024, qd 1..=4096");
         }
@@ -180,9 +166,7 @@ impl Segment {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let avg = |f: &dyn Fn(&Perf) -> f64| {
-                    r6(w.iter().filter_map(|r| r.get(i)).map(f).sum::<f64>() / n)
-                };
+                let avg = |f: &dyn Fn(&Perf) -> f64| r6(w.iter().filter_map(|r| r.get(i)).map(f).sum::<f64>() / n);
                 CellAverage {
                     cell: *c,
                     iops: avg(&|p| p.iops),
@@ -191,16 +175,8 @@ impl Segment {
                     write_mbps: avg(&|p| p.write_mbps),
                     mean_us: avg(&|p| p.lat.mean_us),
                     p99_999_us: avg(&|p| p.lat.p99_999_us),
-                    max_us: r6(w
-                        .iter()
-                        .filter_map(|r| r.get(i))
-                        .map(|p| p.lat.max_us)
-                        .fold(0.0, f64::max)),
-                    write_amplification: w
-                        .iter()
-                        .filter_map(|r| r.get(i)?.write_amplification)
-                        .last()
-                        .map(r6),
+                    max_us: r6(w.iter().filter_map(|r| r.get(i)).map(|p| p.lat.max_us).fold(0.0, f64::max)),
+                    write_amplification: w.iter().filter_map(|r| r.get(i)?.write_amplification).last().map(r6),
                 }
             })
             .collect()
@@ -238,70 +214,29 @@ pub fn plan(o: &PtsOptions) -> Vec<Segment> {
     let grid = |mixes: &[u32], sizes: &[u32]| -> Vec<Cell> {
         mixes
             .iter()
-            .flat_map(|&m| {
-                sizes.iter().map(move |&b| Cell {
-                    read_pct: m,
-                    bs_bytes: b,
-                    sequential: false,
-                })
-            })
+            .flat_map(|&m| sizes.iter().map(move |&b| Cell { read_pct: m, bs_bytes: b, sequential: false }))
             .collect()
     };
     match o.test {
         PtsTest::Iops => {
             let cells = grid(&IOPS_MIXES, &IOPS_BS);
-            let t = cells
-                .iter()
-                .position(|c| c.read_pct == 0 && c.bs_bytes == 4096)
-                .unwrap_or(0);
-            vec![seg(
-                "iops".into(),
-                cells,
-                t,
-                Tracking::Iops,
-                o.threads,
-                o.qd,
-            )]
+            let t = cells.iter().position(|c| c.read_pct == 0 && c.bs_bytes == 4096).unwrap_or(0);
+            vec![seg("iops".into(), cells, t, Tracking::Iops, o.threads, o.qd)]
         }
         PtsTest::Throughput => [128 << 10, 1 << 20]
             .iter()
             .map(|&bs| {
                 let cells = vec![
-                    Cell {
-                        read_pct: 100,
-                        bs_bytes: bs,
-                        sequential: true,
-                    },
-                    Cell {
-                        read_pct: 0,
-                        bs_bytes: bs,
-                        sequential: true,
-                    },
+                    Cell { read_pct: 100, bs_bytes: bs, sequential: true },
+                    Cell { read_pct: 0, bs_bytes: bs, sequential: true },
                 ];
-                seg(
-                    format!("throughput-{}", bs_str(bs)),
-                    cells,
-                    1,
-                    Tracking::WriteMbps,
-                    o.threads,
-                    o.qd,
-                )
+                seg(format!("throughput-{}", bs_str(bs)), cells, 1, Tracking::WriteMbps, o.threads, o.qd)
             })
             .collect(),
         PtsTest::Latency => {
             let cells = grid(&[100, 65, 0], &[8 << 10, 4 << 10, 512]);
-            let t = cells
-                .iter()
-                .position(|c| c.read_pct == 0 && c.bs_bytes == 4096)
-                .unwrap_or(0);
-            vec![seg(
-                "latency".into(),
-                cells,
-                t,
-                Tracking::MeanLatencyUs,
-                1,
-                1,
-            )]
+            let t = cells.iter().position(|c| c.read_pct == 0 && c.bs_bytes == 4096).unwrap_or(0);
+            vec![seg("latency".into(), cells, t, Tracking::MeanLatencyUs, 1, 1)]
         }
         PtsTest::Wsat => Vec::new(),
     }
@@ -334,24 +269,14 @@ pub fn precondition(
     if passes == 0 {
         return Ok(None);
     }
-    let text =
-        format!("[precondition]\nrw=write\nbs=128k\niodepth=32\nsize=100%\nloops={passes}\n");
-    let r = bench.run_job(
-        &parse_job(&text, "precondition.fio")?,
-        ctl,
-        "precondition",
-        span,
-    )?;
+    let text = format!("[precondition]\nrw=write\nbs=128k\niodepth=32\nsize=100%\nloops={passes}\n");
+    let r = bench.run_job(&parse_job(&text, "precondition.fio")?, ctl, "precondition", span)?;
     Ok(r.jobs.first().map(|j| Perf::of(j, bench)))
 }
 
 /// Runs the segments of `o.test` (not WSAT: see [`super::pts_wsat`]); stops early on Ctrl-C.
 /// Returns the segments and whether the run was interrupted.
-pub fn run_rounds(
-    bench: &mut dyn Bench,
-    o: &PtsOptions,
-    ctl: &mut Ctl,
-) -> Result<(Vec<Segment>, bool), SuiteError> {
+pub fn run_rounds(bench: &mut dyn Bench, o: &PtsOptions, ctl: &mut Ctl) -> Result<(Vec<Segment>, bool), SuiteError> {
     o.validate()?;
     let mut segs = plan(o);
     let nseg = segs.len().max(1) as f64;
@@ -365,13 +290,7 @@ pub fn run_rounds(
         for round in 1..=o.max_rounds {
             let mut text = String::new();
             for (i, c) in seg.cells.iter().enumerate() {
-                text.push_str(&cell_job(
-                    &format!("r{round}-c{i}"),
-                    c,
-                    seg.threads,
-                    seg.qd,
-                    o.cell_s,
-                ));
+                text.push_str(&cell_job(&format!("r{round}-c{i}"), c, seg.threads, seg.qd, o.cell_s));
             }
             let job = parse_job(&text, &format!("{}-round{round}.fio", seg.name))?;
             let span = (
@@ -384,8 +303,7 @@ pub fn run_rounds(
             if r.interrupted || perfs.len() != seg.cells.len() {
                 return Ok((segs, true));
             }
-            seg.tracking_values
-                .push(seg.tracking.of(&perfs[seg.tracking_cell]));
+            seg.tracking_values.push(seg.tracking.of(&perfs[seg.tracking_cell]));
             seg.rounds.push(perfs);
             seg.determination = steady::latest(&seg.tracking_values);
             if seg.reached() {

@@ -72,11 +72,7 @@ pub fn judge(first_round: usize, values: &[f64]) -> Determination {
             f64::INFINITY
         }
     };
-    let range_pct = if values.is_empty() {
-        f64::INFINITY
-    } else {
-        pct(max - min)
-    };
+    let range_pct = if values.is_empty() { f64::INFINITY } else { pct(max - min) };
     let slope_pct = pct(b.abs() * span);
     let range_ok = range_pct <= RANGE_LIMIT * 100.0 + 1e-9;
     let slope_ok = slope_pct <= SLOPE_LIMIT * 100.0 + 1e-9;
@@ -153,14 +149,9 @@ mod tests {
     #[test]
     fn reached_only_at_round_n() {
         // Falling from FOB, then flat from round 6: the first passing window is rounds 5..=9.
-        let s = [
-            300.0, 250.0, 200.0, 150.0, 105.0, 100.0, 101.0, 99.0, 100.0, 100.0,
-        ];
+        let s = [300.0, 250.0, 200.0, 150.0, 105.0, 100.0, 101.0, 99.0, 100.0, 100.0];
         for end in 5..9 {
-            assert!(
-                !first_reached(&s[..end]).unwrap().reached,
-                "window ending {end}"
-            );
+            assert!(!first_reached(&s[..end]).unwrap().reached, "window ending {end}");
         }
         let d = first_reached(&s).unwrap();
         assert!(d.reached);

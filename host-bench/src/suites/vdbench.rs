@@ -76,11 +76,7 @@ pub fn normalized_split(split: &[(u32, f64)]) -> Vec<(u32, u32)> {
     let exact: Vec<f64> = split.iter().map(|s| s.1 / total * 100.0).collect();
     let mut ints: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
     let mut order: Vec<usize> = (0..split.len()).collect();
-    order.sort_by(|&a, &b| {
-        (exact[b] - exact[b].floor())
-            .total_cmp(&(exact[a] - exact[a].floor()))
-            .then(a.cmp(&b))
-    });
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
     let short = 100u32.saturating_sub(ints.iter().sum());
     for &i in order.iter().cycle().take(short as usize) {
         ints[i] += 1;
@@ -89,11 +85,7 @@ pub fn normalized_split(split: &[(u32, f64)]) -> Vec<(u32, u32)> {
 }
 
 fn split_str(split: &[(u32, u32)]) -> String {
-    split
-        .iter()
-        .map(|(k, p)| format!("{}/{p}", bs_str(k * 1024)))
-        .collect::<Vec<_>>()
-        .join(":")
+    split.iter().map(|(k, p)| format!("{}/{p}", bs_str(k * 1024))).collect::<Vec<_>>().join(":")
 }
 
 /// Curve options; recorded.
@@ -143,18 +135,11 @@ pub struct ProfileResult {
 }
 
 fn section(p: &AppProfile, name: &str, rate: Option<u64>, o: &CurveOptions) -> String {
-    let (read_pct, rs, ws) = (
-        p.read_pct.round() as u32,
-        normalized_split(p.read_split),
-        normalized_split(p.write_split),
-    );
+    let (read_pct, rs, ws) =
+        (p.read_pct.round() as u32, normalized_split(p.read_split), normalized_split(p.write_split));
     let (depth, jobs, rate) = match rate {
         None => (o.qd, o.threads, String::new()),
-        Some(r) => (
-            (o.qd * o.threads).min(65536),
-            1,
-            format!("rate_iops={}\n", r.max(1)),
-        ),
+        Some(r) => ((o.qd * o.threads).min(65536), 1, format!("rate_iops={}\n", r.max(1))),
     };
     format!(
         "[{name}]\nstonewall\nrw=randrw\nrwmixread={read_pct}\npercentage_random={}\nbssplit={},{}\niodepth={depth}\nnumjobs={jobs}\ngroup_reporting\n{rate}{}",
@@ -173,11 +158,7 @@ pub fn run(
     out: &mut OutDir,
     ctl: &mut Ctl,
 ) -> Result<ProfileResult, SuiteError> {
-    if o.threads == 0
-        || o.qd == 0
-        || o.point_s <= 0.0
-        || o.steps_pct.iter().any(|&s| s == 0 || s > 1000)
-    {
+    if o.threads == 0 || o.qd == 0 || o.point_s <= 0.0 || o.steps_pct.iter().any(|&s| s == 0 || s > 1000) {
         return Err(SuiteError::BadOption {
             option: "vdbench curve",
             problem: "threads, qd, point_s > 0 and steps in 1..=1000%".into(),
@@ -195,46 +176,25 @@ pub fn run(
         interrupted: ctl.stopped(),
     };
     if !res.interrupted {
-        let r = bench.run_job(
-            &parse_job(&section(p, "max", None, o), "max.fio")?,
-            ctl,
-            "iorate=max",
-            (0.1, 0.25),
-        )?;
+        let r = bench.run_job(&parse_job(&section(p, "max", None, o), "max.fio")?, ctl, "iorate=max", (0.1, 0.25))?;
         res.interrupted = r.interrupted;
-        res.max = r.jobs.first().map(|j| CurvePoint {
-            load_pct: None,
-            target_iops: None,
-            perf: Perf::of(j, bench),
-        });
+        res.max = r.jobs.first().map(|j| CurvePoint { load_pct: None, target_iops: None, perf: Perf::of(j, bench) });
     }
     if let (Some(max), false) = (&res.max, res.interrupted) {
         let mut text = String::new();
-        let targets: Vec<u64> = o
-            .steps_pct
-            .iter()
-            .map(|&s| (max.perf.iops * s as f64 / 100.0).round() as u64)
-            .collect();
+        let targets: Vec<u64> =
+            o.steps_pct.iter().map(|&s| (max.perf.iops * s as f64 / 100.0).round() as u64).collect();
         for (s, t) in o.steps_pct.iter().zip(&targets) {
             text.push_str(&section(p, &format!("iorate-{s}pct"), Some(*t), o));
         }
-        let r = bench.run_job(
-            &parse_job(&text, "curve.fio")?,
-            ctl,
-            "iorate curve",
-            (0.25, 1.0),
-        )?;
+        let r = bench.run_job(&parse_job(&text, "curve.fio")?, ctl, "iorate curve", (0.25, 1.0))?;
         res.interrupted = r.interrupted;
         res.curve = o
             .steps_pct
             .iter()
             .zip(&targets)
             .zip(&r.jobs)
-            .map(|((&s, &t), j)| CurvePoint {
-                load_pct: Some(s),
-                target_iops: Some(t),
-                perf: Perf::of(j, bench),
-            })
+            .map(|((&s, &t), j)| CurvePoint { load_pct: Some(s), target_iops: Some(t), perf: Perf::of(j, bench) })
             .collect();
     }
     let v = json!({"suite": "vdbench-profile", "profile": p.name, "remainder_assumption": REMAINDER_ASSUMPTION, "options": o, "config": bench.describe(), "purge": purge, "result": res});
@@ -272,12 +232,7 @@ pub fn run(
         ],
         &rows,
     )?;
-    let pts = |f: fn(&Perf) -> f64| {
-        res.curve
-            .iter()
-            .map(|c| (c.perf.iops, f(&c.perf)))
-            .collect::<Vec<_>>()
-    };
+    let pts = |f: fn(&Perf) -> f64| res.curve.iter().map(|c| (c.perf.iops, f(&c.perf))).collect::<Vec<_>>();
     let mut chart = Chart::new(
         format!(
             "{}: latency vs IOPS (iorate curve, max {:.0} IOPS)",
@@ -287,28 +242,11 @@ pub fn run(
         "IOPS",
         "latency (us)",
     )
-    .with(Series::new(
-        "mean",
-        pts(|p| p.lat.mean_us),
-        Style::LinePoints,
-    ))
-    .with(Series::new(
-        "read mean",
-        pts(|p| p.read_lat.mean_us),
-        Style::LinePoints,
-    ))
-    .with(Series::new(
-        "write mean",
-        pts(|p| p.write_lat.mean_us),
-        Style::LinePoints,
-    ));
-    chart
-        .series
-        .push(Series::new("p99", pts(|p| p.lat.p99_us), Style::Dashed));
-    let svg = plot::render(&chart).map_err(|e| SuiteError::Plot {
-        name: p.name.into(),
-        message: e.to_string(),
-    })?;
+    .with(Series::new("mean", pts(|p| p.lat.mean_us), Style::LinePoints))
+    .with(Series::new("read mean", pts(|p| p.read_lat.mean_us), Style::LinePoints))
+    .with(Series::new("write mean", pts(|p| p.write_lat.mean_us), Style::LinePoints));
+    chart.series.push(Series::new("p99", pts(|p| p.lat.p99_us), Style::Dashed));
+    let svg = plot::render(&chart).map_err(|e| SuiteError::Plot { name: p.name.into(), message: e.to_string() })?;
     out.text(&format!("vdbench-{}.svg", p.name), &svg)?;
     Ok(res)
 }

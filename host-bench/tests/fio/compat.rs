@@ -29,11 +29,7 @@ fn paths(v: &Value, prefix: &str, out: &mut Vec<(String, &'static str)>) {
     out.push((prefix.to_string(), kind(v)));
     if let Value::Object(m) = v {
         for (k, child) in m {
-            let key = if prefix.ends_with(".bins") {
-                "<ns>"
-            } else {
-                k.as_str()
-            };
+            let key = if prefix.ends_with(".bins") { "<ns>" } else { k.as_str() };
             paths(child, &format!("{prefix}.{key}"), out);
         }
     }
@@ -43,47 +39,19 @@ fn paths(v: &Value, prefix: &str, out: &mut Vec<(String, &'static str)>) {
 
 fn compare(fio_file: &str, plus: bool) {
     let fio = load(fio_file);
-    let ours = fio_json(
-        &sample_result(RANDRW),
-        &JsonOptions {
-            plus,
-            ..JsonOptions::default()
-        },
-    );
+    let ours = fio_json(&sample_result(RANDRW), &JsonOptions { plus, ..JsonOptions::default() });
     for dir in ["read", "write"] {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         paths(&ours["jobs"][0][dir], dir, &mut a);
         paths(&fio["jobs"][0][dir], dir, &mut b);
         let missing: Vec<_> = a.iter().filter(|p| !b.contains(p)).collect();
-        assert!(
-            missing.is_empty(),
-            "ours but not fio's ({fio_file}): {missing:?}"
-        );
+        assert!(missing.is_empty(), "ours but not fio's ({fio_file}): {missing:?}");
         let lacking: Vec<_> = b.iter().filter(|p| !a.contains(p)).collect();
-        assert!(
-            lacking.is_empty(),
-            "fio's but not ours ({fio_file}): {lacking:?}"
-        );
+        assert!(lacking.is_empty(), "fio's but not ours ({fio_file}): {lacking:?}");
     }
-    let keys = |v: &Value| -> Vec<String> {
-        v.as_object()
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    assert_eq!(
-        keys(&ours["jobs"][0]),
-        keys(&fio["jobs"][0]),
-        "job-level keys"
-    );
-    for k in [
-        "latency_ns",
-        "latency_us",
-        "latency_ms",
-        "iodepth_level",
-        "iodepth_submit",
-        "iodepth_complete",
-        "sync",
-    ] {
+    let keys = |v: &Value| -> Vec<String> { v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default() };
+    assert_eq!(keys(&ours["jobs"][0]), keys(&fio["jobs"][0]), "job-level keys");
+    for k in ["latency_ns", "latency_us", "latency_ms", "iodepth_level", "iodepth_submit", "iodepth_complete", "sync"] {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         paths(&ours["jobs"][0][k], k, &mut a);
         paths(&fio["jobs"][0][k], k, &mut b);

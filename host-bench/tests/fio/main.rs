@@ -4,8 +4,8 @@
 mod compat;
 mod mock;
 mod parse;
-mod perf;
 mod pattern;
+mod perf;
 mod report;
 mod runner;
 mod stats;

@@ -90,14 +90,7 @@ impl Device for MockDevice {
         let done = start + self.service_ns;
         self.servers_free_ns[idx] = done;
         self.seq += 1;
-        self.pending.push(Reverse((
-            done,
-            self.seq,
-            req.tag,
-            dir_code(req.dir),
-            req.len_bytes,
-            self.now_ns,
-        )));
+        self.pending.push(Reverse((done, self.seq, req.tag, dir_code(req.dir), req.len_bytes, self.now_ns)));
         self.log.push((self.now_ns, req));
         Ok(())
     }
@@ -113,13 +106,7 @@ impl Device for MockDevice {
                     return Ok(None);
                 };
                 self.now_ns = self.now_ns.max(done);
-                Ok(Some(IoCompletion {
-                    tag,
-                    dir: code_dir(dir),
-                    len_bytes: len,
-                    submit_ns: submit,
-                    complete_ns: done,
-                }))
+                Ok(Some(IoCompletion { tag, dir: code_dir(dir), len_bytes: len, submit_ns: submit, complete_ns: done }))
             }
             (None, Some(d)) => {
                 self.now_ns = self.now_ns.max(d);

@@ -1,6 +1,6 @@
 use host_bench::job::{
-    parse_str, BsSplitEntry, Distribution, JobError, JobFile, ParseOptions, RwMode, SizeSpec,
-    SsMetric, Zone, DEFAULT_PERCENTILES,
+    parse_str, BsSplitEntry, Distribution, JobError, JobFile, ParseOptions, RwMode, SizeSpec, SsMetric, Zone,
+    DEFAULT_PERCENTILES,
 };
 use proptest::prelude::*;
 
@@ -49,34 +49,21 @@ name=rr
 ";
     let f = parse(text).unwrap();
     assert_eq!(f.file, "jobs/x.fio");
-    assert_eq!(
-        f.global_options[0],
-        ("ioengine".to_string(), "libaio".to_string())
-    );
+    assert_eq!(f.global_options[0], ("ioengine".to_string(), "libaio".to_string()));
     assert_eq!(f.global_options.len(), 6);
     assert_eq!(f.jobs.len(), 2);
     let a = &f.jobs[0];
-    assert_eq!(
-        (a.name.as_str(), a.line, a.rw),
-        ("seq-write", 11, RwMode::Write)
-    );
+    assert_eq!((a.name.as_str(), a.line, a.rw), ("seq-write", 11, RwMode::Write));
     assert_eq!(a.bs_bytes, [131072; 3]);
     assert_eq!((a.iodepth, a.numjobs), (32, 2));
     assert_eq!(a.size, Some(SizeSpec::Bytes(1 << 30)));
     assert!(a.group_reporting && !a.stonewall);
     assert_eq!(
         a.options,
-        vec![
-            ("rw".into(), "write".into()),
-            ("bs".into(), "128k".into()),
-            ("numjobs".into(), "2".into())
-        ]
+        vec![("rw".into(), "write".into()), ("bs".into(), "128k".into()), ("numjobs".into(), "2".into())]
     );
     let b = &f.jobs[1];
-    assert_eq!(
-        (b.name.as_str(), b.rw, b.bs_bytes[0], b.numjobs),
-        ("rr", RwMode::RandRead, 4096, 1)
-    );
+    assert_eq!((b.name.as_str(), b.rw, b.bs_bytes[0], b.numjobs), ("rr", RwMode::RandRead, 4096, 1));
     assert!(b.stonewall);
     assert_eq!(b.percentile_list, DEFAULT_PERCENTILES.to_vec());
 }
@@ -121,11 +108,7 @@ fn sizes_and_suffixes() {
         ("1TiB", 1 << 40),
         ("1.5k", 1536),
     ] {
-        assert_eq!(
-            job(&format!("size={v}")).size,
-            Some(SizeSpec::Bytes(b)),
-            "{v}"
-        );
+        assert_eq!(job(&format!("size={v}")).size, Some(SizeSpec::Bytes(b)), "{v}");
     }
     assert_eq!(job("size=50%").size, Some(SizeSpec::Percent(50.0)));
     assert_eq!(job("offset=25%").offset, SizeSpec::Percent(25.0));
@@ -142,41 +125,17 @@ fn block_sizes_comma_form_and_bssplit() {
     assert_eq!(job("blocksize=512").bs_bytes, [512; 3]);
     let j = job("bssplit=4k/50:8k/30:64k/");
     let want = vec![
-        BsSplitEntry {
-            bytes: 4096,
-            percent: 50,
-        },
-        BsSplitEntry {
-            bytes: 8192,
-            percent: 30,
-        },
-        BsSplitEntry {
-            bytes: 65536,
-            percent: 20,
-        },
+        BsSplitEntry { bytes: 4096, percent: 50 },
+        BsSplitEntry { bytes: 8192, percent: 30 },
+        BsSplitEntry { bytes: 65536, percent: 20 },
     ];
     assert_eq!(j.bssplit[0], want);
     assert_eq!(j.bssplit[2], want);
     let j = job("bssplit=4k/10:16k/:32k/");
-    assert_eq!(
-        j.bssplit[0].iter().map(|e| e.percent).collect::<Vec<_>>(),
-        vec![10, 45, 45]
-    );
+    assert_eq!(j.bssplit[0].iter().map(|e| e.percent).collect::<Vec<_>>(), vec![10, 45, 45]);
     let j = job("bssplit=4k/100,8k/40:128k/60");
-    assert_eq!(
-        j.bssplit[0],
-        vec![BsSplitEntry {
-            bytes: 4096,
-            percent: 100
-        }]
-    );
-    assert_eq!(
-        j.bssplit[1][1],
-        BsSplitEntry {
-            bytes: 131072,
-            percent: 60
-        }
-    );
+    assert_eq!(j.bssplit[0], vec![BsSplitEntry { bytes: 4096, percent: 100 }]);
+    assert_eq!(j.bssplit[1][1], BsSplitEntry { bytes: 131072, percent: 60 });
     assert_eq!(job("blockalign=4k").blockalign_bytes, Some(4096));
 }
 
@@ -211,29 +170,12 @@ fn flags_and_misc() {
     assert!(job("norandommap").norandommap);
     assert!(!job("randrepeat=0").randrepeat);
     assert!(job("group_reporting").group_reporting);
-    assert_eq!(
-        job("filename=/dev/nvme0n1").filename.as_deref(),
-        Some("/dev/nvme0n1")
-    );
-    assert_eq!(
-        job("verify=crc32c\nverify_fatal=1\ndo_verify=1")
-            .verify
-            .as_deref(),
-        Some("crc32c")
-    );
-    assert_eq!(
-        job("description=hello world").description.as_deref(),
-        Some("hello world")
-    );
-    assert_eq!(
-        job("percentile_list=50:99:99.9").percentile_list,
-        vec![50.0, 99.0, 99.9]
-    );
+    assert_eq!(job("filename=/dev/nvme0n1").filename.as_deref(), Some("/dev/nvme0n1"));
+    assert_eq!(job("verify=crc32c\nverify_fatal=1\ndo_verify=1").verify.as_deref(), Some("crc32c"));
+    assert_eq!(job("description=hello world").description.as_deref(), Some("hello world"));
+    assert_eq!(job("percentile_list=50:99:99.9").percentile_list, vec![50.0, 99.0, 99.9]);
     assert_eq!(job("percentage_random=80").percentage_random, [80; 3]);
-    assert_eq!(
-        job("percentage_random=80,20").percentage_random,
-        [80, 20, 20]
-    );
+    assert_eq!(job("percentage_random=80,20").percentage_random, [80, 20, 20]);
 }
 
 #[test]
@@ -246,52 +188,23 @@ fn recorded_options_are_accepted_and_kept() {
 
 #[test]
 fn distributions() {
-    assert_eq!(
-        job("random_distribution=random").distribution,
-        Distribution::Uniform
-    );
-    assert_eq!(
-        job("random_distribution=zipf:1.2").distribution,
-        Distribution::Zipf { theta: 1.2 }
-    );
-    assert_eq!(
-        job("random_distribution=pareto:0.2").distribution,
-        Distribution::Pareto { h: 0.2 }
-    );
-    assert_eq!(
-        job("random_distribution=normal:10").distribution,
-        Distribution::Normal {
-            sigma_percent: 10.0
-        }
-    );
+    assert_eq!(job("random_distribution=random").distribution, Distribution::Uniform);
+    assert_eq!(job("random_distribution=zipf:1.2").distribution, Distribution::Zipf { theta: 1.2 });
+    assert_eq!(job("random_distribution=pareto:0.2").distribution, Distribution::Pareto { h: 0.2 });
+    assert_eq!(job("random_distribution=normal:10").distribution, Distribution::Normal { sigma_percent: 10.0 });
     assert_eq!(
         job("random_distribution=zoned:60/10:30/20:10/70").distribution,
         Distribution::Zoned(vec![
-            Zone {
-                access_percent: 60,
-                size: SizeSpec::Percent(10.0)
-            },
-            Zone {
-                access_percent: 30,
-                size: SizeSpec::Percent(20.0)
-            },
-            Zone {
-                access_percent: 10,
-                size: SizeSpec::Percent(70.0)
-            },
+            Zone { access_percent: 60, size: SizeSpec::Percent(10.0) },
+            Zone { access_percent: 30, size: SizeSpec::Percent(20.0) },
+            Zone { access_percent: 10, size: SizeSpec::Percent(70.0) },
         ])
     );
     assert_eq!(
         job("random_distribution=zoned_abs:80/1g:20/10g").distribution,
         Distribution::Zoned(vec![
-            Zone {
-                access_percent: 80,
-                size: SizeSpec::Bytes(1 << 30)
-            },
-            Zone {
-                access_percent: 20,
-                size: SizeSpec::Bytes(10 << 30)
-            },
+            Zone { access_percent: 80, size: SizeSpec::Bytes(1 << 30) },
+            Zone { access_percent: 20, size: SizeSpec::Bytes(10 << 30) },
         ])
     );
 }
@@ -300,25 +213,13 @@ fn distributions() {
 fn steady_state() {
     let j = job("steadystate=iops_slope:0.3%\nss_dur=60\nss_ramp=10");
     let ss = j.steadystate.unwrap();
-    assert_eq!(
-        (ss.metric, ss.limit, ss.limit_is_percent),
-        (SsMetric::IopsSlope, 0.3, true)
-    );
+    assert_eq!((ss.metric, ss.limit, ss.limit_is_percent), (SsMetric::IopsSlope, 0.3, true));
     assert_eq!((ss.dur_ns, ss.ramp_ns), (60_000_000_000, 10_000_000_000));
     let ss = job("ss_dur=30\nss=iops:10%").steadystate.unwrap();
-    assert_eq!(
-        (ss.metric, ss.limit, ss.dur_ns),
-        (SsMetric::Iops, 10.0, 30_000_000_000)
-    );
+    assert_eq!((ss.metric, ss.limit, ss.dur_ns), (SsMetric::Iops, 10.0, 30_000_000_000));
     let ss = job("ss=bw:10m").steadystate.unwrap();
-    assert_eq!(
-        (ss.metric, ss.limit, ss.limit_is_percent),
-        (SsMetric::Bw, 10485760.0, false)
-    );
-    assert_eq!(
-        job("ss=bw_slope:1%").steadystate.unwrap().metric,
-        SsMetric::BwSlope
-    );
+    assert_eq!((ss.metric, ss.limit, ss.limit_is_percent), (SsMetric::Bw, 10485760.0, false));
+    assert_eq!(job("ss=bw_slope:1%").steadystate.unwrap().metric, SsMetric::BwSlope);
 }
 
 #[test]
@@ -343,10 +244,7 @@ fn error_messages_are_one_line_and_exact() {
         err("[j]\nrw=randomread\n"),
         "jobs/x.fio:2: option 'rw' = randomread is not a known pattern (allowed read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw)"
     );
-    assert_eq!(
-        err("[j]\nnumjobs=0\n"),
-        "jobs/x.fio:2: option 'numjobs' = 0 is out of range (allowed 1..=4096)"
-    );
+    assert_eq!(err("[j]\nnumjobs=0\n"), "jobs/x.fio:2: option 'numjobs' = 0 is out of range (allowed 1..=4096)");
     assert_eq!(
         err("[j]\ntime_based\n"),
         "jobs/x.fio:1: option 'time_based' = 1 needs a runtime (allowed time_based together with runtime > 0)"
@@ -374,16 +272,11 @@ fn error_messages_are_one_line_and_exact() {
 
 #[test]
 fn ignore_unsupported_collects_warnings() {
-    let opts = ParseOptions {
-        ignore_unsupported: true,
-    };
+    let opts = ParseOptions { ignore_unsupported: true };
     let f = parse_str("[j]\nfoo=1\nrw=write\nbar\n", "a.fio", &opts).unwrap();
     assert_eq!(
         f.warnings,
-        vec![
-            "a.fio:2: ignoring unsupported option 'foo'",
-            "a.fio:4: ignoring unsupported option 'bar'"
-        ]
+        vec!["a.fio:2: ignoring unsupported option 'foo'", "a.fio:4: ignoring unsupported option 'bar'"]
     );
     assert_eq!(f.jobs[0].rw, RwMode::Write);
     // Bad values of known options stay errors.

@@ -11,10 +11,7 @@ const GIB: u64 = 1 << 30;
 
 fn spec(body: &str) -> JobSpec {
     let text = format!("[j]\n{body}\n");
-    parse_str(&text, "t.fio", &ParseOptions::default())
-        .unwrap()
-        .jobs
-        .remove(0)
+    parse_str(&text, "t.fio", &ParseOptions::default()).unwrap().jobs.remove(0)
 }
 
 fn pattern(body: &str, seed: u64, capacity: u64) -> IoPattern {
@@ -48,16 +45,9 @@ fn offsets_aligned_and_inside_region() {
     assert_eq!(p.region(), (1 << 20, 64 << 20));
     for io in draw(&mut p, 100_000) {
         assert_eq!(io.offset_bytes % 4096, 0, "{io:?}");
-        assert!(
-            io.offset_bytes >= 1 << 20 && io.offset_bytes + u64::from(io.len_bytes) <= 65 << 20,
-            "{io:?}"
-        );
+        assert!(io.offset_bytes >= 1 << 20 && io.offset_bytes + u64::from(io.len_bytes) <= 65 << 20, "{io:?}");
     }
-    let mut p = pattern(
-        "rw=randread\nbs=8k\nblockalign=64k\nrandom_distribution=zipf:0.9",
-        1,
-        GIB,
-    );
+    let mut p = pattern("rw=randread\nbs=8k\nblockalign=64k\nrandom_distribution=zipf:0.9", 1, GIB);
     for io in draw(&mut p, 10_000) {
         assert_eq!(io.offset_bytes % 65536, 0);
         assert!(io.offset_bytes + 8192 <= GIB);
@@ -102,9 +92,7 @@ fn rwmix_and_bssplit_proportions() {
         let got = ios.iter().filter(|io| io.len_bytes == bs).count() as f64 / 200_000.0;
         assert!((got - share).abs() < 0.01, "{bs}: {got}");
     }
-    assert!(draw(&mut pattern("rw=randtrim", 1, GIB), 100)
-        .iter()
-        .all(|io| io.dir == IoDir::Trim));
+    assert!(draw(&mut pattern("rw=randtrim", 1, GIB), 100).iter().all(|io| io.dir == IoDir::Trim));
 }
 
 /// Share of accesses that went to the `top` most popular offsets.
@@ -134,46 +122,26 @@ fn zipf_sampler_matches_theory() {
     for k in [1u64, 2, 10, 100] {
         let want = (k as f64).powf(-theta) / norm;
         let got = f64::from(hits[(k - 1) as usize]) / draws as f64;
-        assert!(
-            (got - want).abs() < want * 0.05 + 1e-4,
-            "rank {k}: got {got} want {want}"
-        );
+        assert!((got - want).abs() < want * 0.05 + 1e-4, "rank {k}: got {got} want {want}");
     }
 }
 
 #[test]
 fn zipf_offsets_are_skewed() {
     // 16 MiB / 4 KiB = 4096 blocks; theta 1.2 puts ~68% of accesses on the top 1% (41 blocks).
-    let ios = draw(
-        &mut pattern(
-            "rw=randread\nsize=16m\nrandom_distribution=zipf:1.2",
-            2,
-            GIB,
-        ),
-        200_000,
-    );
+    let ios = draw(&mut pattern("rw=randread\nsize=16m\nrandom_distribution=zipf:1.2", 2, GIB), 200_000);
     let share = top_share(&ios, 41);
     let norm: f64 = (1..=4096).map(|k| (k as f64).powf(-1.2)).sum();
     let want: f64 = (1..=41).map(|k| (k as f64).powf(-1.2)).sum::<f64>() / norm;
     assert!((share - want).abs() < 0.02, "share {share} want {want}");
-    let uniform = top_share(
-        &draw(&mut pattern("rw=randread\nsize=16m", 2, GIB), 200_000),
-        41,
-    );
+    let uniform = top_share(&draw(&mut pattern("rw=randread\nsize=16m", 2, GIB), 200_000), 41);
     assert!(uniform < 0.02, "{uniform}");
 }
 
 #[test]
 fn pareto_follows_80_20() {
     // h = 0.2: 80% of accesses go to 20% of the blocks.
-    let ios = draw(
-        &mut pattern(
-            "rw=randread\nsize=16m\nrandom_distribution=pareto:0.2",
-            4,
-            GIB,
-        ),
-        200_000,
-    );
+    let ios = draw(&mut pattern("rw=randread\nsize=16m\nrandom_distribution=pareto:0.2", 4, GIB), 200_000);
     let share = top_share(&ios, 4096 / 5);
     assert!((share - 0.8).abs() < 0.03, "{share}");
 }
@@ -192,24 +160,10 @@ fn normal_concentrates_accesses() {
 
 #[test]
 fn zoned_puts_access_share_in_each_zone() {
-    let ios = draw(
-        &mut pattern(
-            "rw=randwrite\nsize=100m\nrandom_distribution=zoned:80/10:20/90",
-            9,
-            GIB,
-        ),
-        100_000,
-    );
+    let ios = draw(&mut pattern("rw=randwrite\nsize=100m\nrandom_distribution=zoned:80/10:20/90", 9, GIB), 100_000);
     let first = ios.iter().filter(|io| io.offset_bytes < 10 << 20).count() as f64 / 1e5;
     assert!((first - 0.8).abs() < 0.01, "{first}");
-    let ios = draw(
-        &mut pattern(
-            "rw=randwrite\nrandom_distribution=zoned_abs:50/1m:50/3m\nsize=4m",
-            9,
-            GIB,
-        ),
-        100_000,
-    );
+    let ios = draw(&mut pattern("rw=randwrite\nrandom_distribution=zoned_abs:50/1m:50/3m\nsize=4m", 9, GIB), 100_000);
     let first = ios.iter().filter(|io| io.offset_bytes < 1 << 20).count() as f64 / 1e5;
     assert!((first - 0.5).abs() < 0.01, "{first}");
 }
@@ -218,10 +172,7 @@ fn zoned_puts_access_share_in_each_zone() {
 fn percentage_random_mixes_sequential() {
     let seq_follow = |body: &str| {
         let ios = draw(&mut pattern(body, 1, GIB), 50_000);
-        ios.windows(2)
-            .filter(|w| w[1].offset_bytes == w[0].offset_bytes + 4096)
-            .count() as f64
-            / 50_000.0
+        ios.windows(2).filter(|w| w[1].offset_bytes == w[0].offset_bytes + 4096).count() as f64 / 50_000.0
     };
     assert!(seq_follow("rw=randread\npercentage_random=0") > 0.99);
     assert!(seq_follow("rw=randread") < 0.01);
@@ -232,21 +183,8 @@ fn percentage_random_mixes_sequential() {
 #[test]
 fn geometry_errors() {
     let e = IoPattern::new(&spec("bs=1000"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
-    assert_eq!(
-        e,
-        PatternError::Misaligned {
-            job: "j".into(),
-            what: "block size",
-            bytes: 1000,
-            block_bytes: 512
-        }
-    );
-    let e = IoPattern::new(
-        &spec("bs=1m\noffset=1023m\nsize=512k"),
-        ChaCha8Rng::seed_from_u64(1),
-        GIB,
-        512,
-    )
-    .unwrap_err();
+    assert_eq!(e, PatternError::Misaligned { job: "j".into(), what: "block size", bytes: 1000, block_bytes: 512 });
+    let e =
+        IoPattern::new(&spec("bs=1m\noffset=1023m\nsize=512k"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
     assert!(matches!(e, PatternError::RegionTooSmall { .. }), "{e}");
 }

@@ -17,11 +17,7 @@ pub const RANDRW: &str = "[global]\nioengine=io_uring\nbs=4k\nsize=16m\nruntime=
 
 #[test]
 fn json_is_deterministic_and_extensible() {
-    let opts = JsonOptions {
-        plus: true,
-        timestamp_s: 1_700_000_000,
-        version: "0.1.0".into(),
-    };
+    let opts = JsonOptions { plus: true, timestamp_s: 1_700_000_000, version: "0.1.0".into() };
     let a = fio_json_string(&sample_result(RANDRW), &opts);
     let b = fio_json_string(&sample_result(RANDRW), &opts);
     assert_eq!(a, b);
@@ -33,18 +29,7 @@ fn json_is_deterministic_and_extensible() {
     v["ssdlab"]["wa"] = json!(1.5);
     v["jobs"][0]["ssdlab"] = json!({"power_w": 7.0});
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(
-        keys,
-        [
-            "fio version",
-            "timestamp",
-            "timestamp_ms",
-            "global options",
-            "jobs",
-            "disk_util",
-            "ssdlab"
-        ]
-    );
+    assert_eq!(keys, ["fio version", "timestamp", "timestamp_ms", "global options", "jobs", "disk_util", "ssdlab"]);
     let job = &v["jobs"][0];
     assert_eq!(job["jobname"], json!("randrw"));
     assert_eq!(job["job options"]["rwmixread"], json!("70"));
@@ -53,10 +38,7 @@ fn json_is_deterministic_and_extensible() {
     let w = job["write"]["iops"].as_f64().unwrap();
     assert!((r + w - 50_000.0).abs() < 100.0, "{r} {w}");
     assert!((r / (r + w) - 0.7).abs() < 0.01);
-    assert_eq!(
-        job["read"]["clat_ns"]["percentile"]["99.000000"],
-        json!(80_000)
-    );
+    assert_eq!(job["read"]["clat_ns"]["percentile"]["99.000000"], json!(80_000));
     // One latency, so one bin (keyed by its bucket's midpoint) holding every read.
     let bins = job["read"]["clat_ns"]["bins"].as_object().unwrap();
     assert_eq!(bins.len(), 1);
@@ -76,46 +58,22 @@ fn custom_percentile_list_is_used() {
         &sample_result("[j]\nrw=randread\nruntime=1\ntime_based\npercentile_list=50:99.9\n"),
         &JsonOptions::default(),
     );
-    let keys: Vec<&String> = v["jobs"][0]["read"]["clat_ns"]["percentile"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
+    let keys: Vec<&String> = v["jobs"][0]["read"]["clat_ns"]["percentile"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["50.000000", "99.900000"]);
 }
 
 #[test]
 fn normal_text_has_fio_lines() {
     let t = normal_text(&sample_result(RANDRW));
-    assert!(
-        t.starts_with("randrw: (groupid=0, jobs=1): err= 0\n"),
-        "{t}"
-    );
-    let read = t
-        .lines()
-        .find(|l| l.trim_start().starts_with("read: IOPS="))
-        .unwrap();
+    assert!(t.starts_with("randrw: (groupid=0, jobs=1): err= 0\n"), "{t}");
+    let read = t.lines().find(|l| l.trim_start().starts_with("read: IOPS=")).unwrap();
     // 50k IOPS split 70/30 by the seeded mix: reads are about 35k IOPS of 4 KiB.
-    let iops: f64 = read["  read: IOPS=".len()..]
-        .split('k')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let iops: f64 = read["  read: IOPS=".len()..].split('k').next().unwrap().parse().unwrap();
     assert!((iops - 35.0).abs() < 0.5, "{read}");
-    assert!(
-        read.contains("k, BW=13") && read.contains("MiB/s (14") && read.contains("MB/s)("),
-        "{read}"
-    );
+    assert!(read.contains("k, BW=13") && read.contains("MiB/s (14") && read.contains("MB/s)("), "{read}");
     assert!(read.ends_with("/2000msec)"), "{read}");
-    assert!(
-        t.contains("    clat (usec): min=80, max=80, avg=80.00, stdev=0.00\n"),
-        "{t}"
-    );
-    assert!(
-        t.contains("     |  1.00th=[   80],  5.00th=[   80], 10.00th=[   80], 20.00th=[   80],\n"),
-        "{t}"
-    );
+    assert!(t.contains("    clat (usec): min=80, max=80, avg=80.00, stdev=0.00\n"), "{t}");
+    assert!(t.contains("     |  1.00th=[   80],  5.00th=[   80], 10.00th=[   80], 20.00th=[   80],\n"), "{t}");
     assert!(t.contains("Run status group 0 (all jobs):\n"));
     assert!(t.contains("    READ: bw=137MiB/s"), "{t}");
 }
@@ -125,24 +83,10 @@ fn csv_has_header_rows_and_extra_columns() {
     let r = sample_result(RANDRW);
     let pts = &r.jobs[0].series;
     let wa = [1.0, 1.25];
-    let csv = series_csv(
-        pts,
-        &[
-            ExtraColumn {
-                name: "wa",
-                values: &wa,
-            },
-            ExtraColumn {
-                name: "power, W",
-                values: &[],
-            },
-        ],
-    );
+    let csv =
+        series_csv(pts, &[ExtraColumn { name: "wa", values: &wa }, ExtraColumn { name: "power, W", values: &[] }]);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        lines[0],
-        format!("{},wa,\"power, W\"", SERIES_COLUMNS.join(","))
-    );
+    assert_eq!(lines[0], format!("{},wa,\"power, W\"", SERIES_COLUMNS.join(",")));
     assert_eq!(lines.len(), 1 + pts.len());
     let cells: Vec<&str> = lines[2].split(',').collect();
     assert_eq!(cells.len(), 12);

@@ -25,10 +25,7 @@ fn iops(r: &RunResult, job: usize, dir: usize) -> f64 {
 fn closed_loop_obeys_littles_law() {
     // iodepth 4 on 8 servers of 100 us: no queueing, IOPS = 4 / 100 us = 40k, latency 100 us.
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let r = run_on(
-        "[j]\nrw=randread\niodepth=4\nruntime=2\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randread\niodepth=4\nruntime=2\ntime_based\n", &mut dev);
     let got = iops(&r, 0, 0);
     assert!((got - 40_000.0).abs() < 40.0, "{got}");
     let clat = &r.jobs[0].dirs[0].clat;
@@ -37,10 +34,7 @@ fn closed_loop_obeys_littles_law() {
 
     // iodepth 16 on 4 servers: IOPS = 4 / 100 us = 40k, latency = 16 / 40k = 400 us.
     let mut dev = MockDevice::new(GIB, 4, 100_000);
-    let r = run_on(
-        "[j]\nrw=randwrite\niodepth=16\nruntime=1\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randwrite\niodepth=16\nruntime=1\ntime_based\n", &mut dev);
     let got = iops(&r, 0, 1);
     assert!((got - 40_000.0).abs() < 40.0, "{got}");
     let mean = r.jobs[0].dirs[1].clat.mean();
@@ -54,20 +48,14 @@ fn closed_loop_obeys_littles_law() {
 #[test]
 fn numjobs_clones_share_the_device() {
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let r = run_on(
-        "[j]\nrw=randread\niodepth=2\nnumjobs=3\nruntime=1\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randread\niodepth=2\nnumjobs=3\nruntime=1\ntime_based\n", &mut dev);
     assert_eq!(r.jobs.len(), 3);
     for j in 0..3 {
         assert!((iops(&r, j, 0) - 20_000.0).abs() < 40.0);
         assert_eq!(r.jobs[j].instances, 1);
     }
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let r = run_on(
-        "[j]\nrw=randread\niodepth=2\nnumjobs=3\ngroup_reporting\nruntime=1\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randread\niodepth=2\nnumjobs=3\ngroup_reporting\nruntime=1\ntime_based\n", &mut dev);
     assert_eq!((r.jobs.len(), r.jobs[0].instances), (1, 3));
     assert!((iops(&r, 0, 0) - 60_000.0).abs() < 100.0);
 }
@@ -76,20 +64,11 @@ fn numjobs_clones_share_the_device() {
 fn size_loops_and_number_ios_bound_the_work() {
     let mut dev = MockDevice::new(GIB, 4, 10_000);
     let r = run_on("[a]\nrw=write\nbs=4k\nsize=1m\niodepth=8\n[b]\nstonewall\nrw=read\nsize=1m\nloops=2\n[c]\nstonewall\nrw=randread\nnumber_ios=100\n[d]\nstonewall\nrw=randread\nsize=1m\nio_size=64k\n", &mut dev);
-    let ios: Vec<u64> = r
-        .jobs
-        .iter()
-        .map(|j| j.dirs.iter().map(|d| d.ios).sum())
-        .collect();
+    let ios: Vec<u64> = r.jobs.iter().map(|j| j.dirs.iter().map(|d| d.ios).sum()).collect();
     assert_eq!(ios, vec![256, 512, 100, 16]);
     assert_eq!(r.jobs[0].dirs[1].io_bytes, 1 << 20);
     // Sequential writes covered the 1 MiB region exactly once.
-    let mut offs: Vec<u64> = dev
-        .log
-        .iter()
-        .take(256)
-        .map(|(_, q)| q.offset_bytes)
-        .collect();
+    let mut offs: Vec<u64> = dev.log.iter().take(256).map(|(_, q)| q.offset_bytes).collect();
     offs.sort_unstable();
     assert_eq!(offs, (0..256).map(|i| i * 4096).collect::<Vec<_>>());
 }
@@ -106,33 +85,19 @@ fn stonewall_runs_groups_one_after_another() {
     // Without stonewall all three overlap.
     let mut dev = MockDevice::new(GIB, 8, 100_000);
     let r = run_on(&text.replace("stonewall\n", ""), &mut dev);
-    assert!(r
-        .jobs
-        .iter()
-        .all(|j| j.groupid == 0 && j.start_ns < r.jobs[0].end_ns));
+    assert!(r.jobs.iter().all(|j| j.groupid == 0 && j.start_ns < r.jobs[0].end_ns));
 }
 
 #[test]
 fn ramp_time_is_excluded() {
     let mut dev = MockDevice::new(GIB, 1, 1_000_000);
-    let r = run_on(
-        "[j]\nrw=randread\nramp_time=1\nruntime=2\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randread\nramp_time=1\nruntime=2\ntime_based\n", &mut dev);
     let j = &r.jobs[0];
     assert_eq!(j.start_ns, r.start_ns + S);
-    assert!(
-        (j.dirs[0].ios as i64 - 2000).abs() <= 1,
-        "{}",
-        j.dirs[0].ios
-    );
+    assert!((j.dirs[0].ios as i64 - 2000).abs() <= 1, "{}", j.dirs[0].ios);
     assert_eq!(dev.log.len(), 3000);
     assert_eq!(j.series.len(), 2);
-    assert!(
-        (1000..=1001).contains(&j.series[0].ios[0]),
-        "{:?}",
-        j.series[0]
-    );
+    assert!((1000..=1001).contains(&j.series[0].ios[0]), "{:?}", j.series[0]);
 }
 
 #[test]
@@ -140,12 +105,7 @@ fn time_scale_shortens_runtimes_and_is_kept() {
     let mut dev = MockDevice::new(GIB, 1, 1_000_000);
     let mut opts = RunOptions::new(1);
     opts.time_scale = 0.1;
-    let r = run(
-        &file("[j]\nrw=randread\nruntime=10\ntime_based\n"),
-        &mut dev,
-        &mut opts,
-    )
-    .unwrap();
+    let r = run(&file("[j]\nrw=randread\nruntime=10\ntime_based\n"), &mut dev, &mut opts).unwrap();
     assert_eq!(r.time_scale, 0.1);
     assert!((r.jobs[0].runtime_ns() as f64 - 1e9).abs() < 2e6);
     opts.time_scale = 0.0;
@@ -155,10 +115,7 @@ fn time_scale_shortens_runtimes_and_is_kept() {
 #[test]
 fn rate_iops_submits_open_loop() {
     let mut dev = MockDevice::new(GIB, 4, 100_000);
-    let r = run_on(
-        "[j]\nrw=randrw\nrate_iops=1000\niodepth=8\nruntime=2\ntime_based\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randrw\nrate_iops=1000\niodepth=8\nruntime=2\ntime_based\n", &mut dev);
     let total: u64 = r.jobs[0].dirs.iter().map(|d| d.ios).sum();
     assert!((total as i64 - 2000).abs() <= 1, "{total}");
     // Arrivals every 1 ms exactly; no queueing so latency is the service time.
@@ -170,21 +127,17 @@ fn rate_iops_submits_open_loop() {
 fn rate_iops_backlog_is_capped_by_iodepth() {
     // Device does 1000 IOPS, arrivals at 2000/s with iodepth 4: throughput stays 1000 IOPS.
     let mut dev = MockDevice::new(GIB, 1, 1_000_000);
-    let r = run_on(
-        "[j]\nrw=randread\nrate_iops=2000\niodepth=4\nruntime=1\ntime_based\n",
-        &mut dev,
-    );
-    assert!(
-        (r.jobs[0].dirs[0].ios as i64 - 1000).abs() <= 4,
-        "{}",
-        r.jobs[0].dirs[0].ios
-    );
+    let r = run_on("[j]\nrw=randread\nrate_iops=2000\niodepth=4\nruntime=1\ntime_based\n", &mut dev);
+    assert!((r.jobs[0].dirs[0].ios as i64 - 1000).abs() <= 4, "{}", r.jobs[0].dirs[0].ios);
 }
 
 #[test]
 fn steady_state_ends_job_early() {
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let r = run_on("[j]\nrw=randread\niodepth=4\nruntime=60\ntime_based\nsteadystate=iops_slope:0.3%\nss_dur=5\nss_ramp=2\n", &mut dev);
+    let r = run_on(
+        "[j]\nrw=randread\niodepth=4\nruntime=60\ntime_based\nsteadystate=iops_slope:0.3%\nss_dur=5\nss_ramp=2\n",
+        &mut dev,
+    );
     let ss = r.jobs[0].steady_state.as_ref().unwrap();
     assert!(ss.reached);
     let at = ss.reached_at_ns.unwrap() - r.start_ns;
@@ -192,10 +145,7 @@ fn steady_state_ends_job_early() {
     assert!(r.jobs[0].runtime_ns() < 8 * S);
     // An unreachable absolute criterion runs to the end.
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let r = run_on(
-        "[j]\nrw=randread\nruntime=5\ntime_based\nss=iops:0.000001\nss_dur=10\n",
-        &mut dev,
-    );
+    let r = run_on("[j]\nrw=randread\nruntime=5\ntime_based\nss=iops:0.000001\nss_dur=10\n", &mut dev);
     assert!(!r.jobs[0].steady_state.as_ref().unwrap().reached);
 }
 
@@ -215,7 +165,8 @@ fn stop_flag_and_progress() {
     opts.stop = Some(&stop);
     opts.progress = Some(&mut cb);
     let mut dev = MockDevice::new(GIB, 8, 100_000);
-    let f = file("[a]\nrw=randread\niodepth=8\nruntime=10\ntime_based\n[b]\nstonewall\nrw=read\nruntime=10\ntime_based\n");
+    let f =
+        file("[a]\nrw=randread\niodepth=8\nruntime=10\ntime_based\n[b]\nstonewall\nrw=read\nruntime=10\ntime_based\n");
     let r = run(&f, &mut dev, &mut opts).unwrap();
     assert!(r.interrupted);
     assert_eq!(r.jobs.len(), 1, "second group never started");
@@ -238,8 +189,5 @@ fn same_seed_same_result() {
 fn geometry_errors_surface() {
     let mut dev = MockDevice::new(1 << 20, 1, 1_000);
     let e = run(&file("[j]\nbs=2m\n"), &mut dev, &mut RunOptions::new(1)).unwrap_err();
-    assert!(
-        e.to_string().contains("cannot hold a 2097152-byte I/O"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("cannot hold a 2097152-byte I/O"), "{e}");
 }

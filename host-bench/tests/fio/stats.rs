@@ -24,20 +24,12 @@ fn percentiles_within_stated_error_of_exact() {
             .collect();
         v.iter().for_each(|&x| h.record(x));
         v.sort_unstable();
-        for p in [
-            0.1, 1.0, 5.0, 10.0, 50.0, 90.0, 99.0, 99.5, 99.9, 99.99, 100.0,
-        ] {
+        for p in [0.1, 1.0, 5.0, 10.0, 50.0, 90.0, 99.0, 99.5, 99.9, 99.99, 100.0] {
             let exact = exact_percentile(&v, p) as f64;
             let got = h.percentile(p) as f64;
-            assert!(
-                (got - exact).abs() <= exact * REL_ERR + 0.5,
-                "scale {scale} p{p}: got {got} exact {exact}"
-            );
+            assert!((got - exact).abs() <= exact * REL_ERR + 0.5, "scale {scale} p{p}: got {got} exact {exact}");
         }
-        assert_eq!(
-            (h.min(), h.max(), h.count()),
-            (v[0], v[v.len() - 1], 100_000)
-        );
+        assert_eq!((h.min(), h.max(), h.count()), (v[0], v[v.len() - 1], 100_000));
         let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
         let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
         assert!((h.mean() - mean).abs() <= mean * 1e-12);
@@ -48,10 +40,7 @@ fn percentiles_within_stated_error_of_exact() {
 #[test]
 fn small_values_are_exact_and_empty_is_zero() {
     let mut h = Histogram::new();
-    assert_eq!(
-        (h.percentile(50.0), h.min(), h.max(), h.mean(), h.stddev()),
-        (0, 0, 0, 0.0, 0.0)
-    );
+    assert_eq!((h.percentile(50.0), h.min(), h.max(), h.mean(), h.stddev()), (0, 0, 0, 0.0, 0.0));
     for x in 0..64 {
         h.record(x);
     }
@@ -95,10 +84,7 @@ fn series_intervals_rates_and_p99() {
     s.finish(1_000 + 2_500_000_000);
     let p = s.points();
     assert_eq!(p.len(), 3);
-    assert_eq!(
-        (p[0].ios, p[0].start_ns, p[0].duration_ns),
-        ([100, 0, 0], 0, 1_000_000_000)
-    );
+    assert_eq!((p[0].ios, p[0].start_ns, p[0].duration_ns), ([100, 0, 0], 0, 1_000_000_000));
     assert_eq!(p[0].iops(0), 100.0);
     assert_eq!(p[0].bw_bytes_per_s(0), 409_600.0);
     assert!((p[0].lat_mean_ns[0] - 505_000.0).abs() < 1e-6);
