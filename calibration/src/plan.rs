@@ -208,17 +208,17 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
             "{} profile: bssplit {} (listed splits rescaled to 100%: the unspecified remainder is assumed to follow \
              the listed sizes), rwmixread {mix}, {}% random; dedup/compression ratios not modelled",
             app.name,
-            app.bssplit(),
+            apps::bssplit(app),
             app.random_pct
         ));
         return Ok(Workload {
             rw: "randrw",
-            bs: BlockSize::Split(app.bssplit()),
+            bs: BlockSize::Split(apps::bssplit(app)),
             rwmixread: Some(mix),
             percentage_random: Some(app.random_pct),
             iodepth: 0,
             numjobs: 0,
-            mean_bytes: app.mean_bytes(),
+            mean_bytes: apps::mean_bytes(app),
         });
     }
     let random = match row.random.as_str() {
