@@ -2,8 +2,8 @@
 //! the profile table and the remainder assumption are the suite's
 //! (`host_bench::suites::vdbench`), so `ssdlab profile` and `ssdlab validate` run the same mix.
 
-pub use host_bench::suites::vdbench::{AppProfile, REMAINDER_ASSUMPTION};
 use host_bench::suites::vdbench::{normalized_split, PROFILES};
+pub use host_bench::suites::vdbench::{AppProfile, REMAINDER_ASSUMPTION};
 
 /// The profile a measured row's workload names ("Oracle profile" -> oracle).
 pub fn find(workload: &str) -> Option<&'static AppProfile> {
