@@ -80,6 +80,10 @@ pub struct FtlCore {
     pub l2p: Vec<u32>,
     /// The LPN stored in each physical MU's spare area (NONE: never written since erase).
     pub p2l: Vec<u32>,
+    /// One bit per physical MU: set while the MU holds the live copy of its LPN. Redundant with
+    /// `l2p[p2l[ppn]] == ppn` but sequential to read, so GC scans a victim without a random L2P
+    /// lookup per unit (1/32 of the P2L's memory).
+    pub valid_bits: Vec<u64>,
     /// Write sequence stored beside each MU (power-loss mode only).
     pub seq: Vec<u32>,
     /// Persisted TRIM journal (LPN, sequence), power-loss mode only.
@@ -130,6 +134,7 @@ impl FtlCore {
         FtlCore {
             l2p: vec![NONE; cfg.user_mus as usize],
             p2l: vec![NONE; total],
+            valid_bits: vec![0; total.div_ceil(64)],
             seq: if cfg.track_sequence { vec![0; total] } else { Vec::new() },
             trim_log: Vec::new(),
             blocks: BlockTable::new(&layout, cfg.reserved_blocks_per_die),
@@ -244,6 +249,7 @@ impl FtlCore {
     fn unmap_old(&mut self, lpn: u32) {
         let old = self.l2p[lpn as usize];
         if old != NONE {
+            self.clear_valid_bit(old);
             self.blocks.dec_valid(self.layout.block_of(old));
         }
     }
@@ -260,10 +266,32 @@ impl FtlCore {
     fn bind(&mut self, lpn: u32, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
+        self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
         self.blocks.inc_valid(self.layout.block_of(ppn));
         if self.cfg.track_sequence {
             let s = self.next_sequence();
             self.seq[ppn as usize] = s;
+        }
+    }
+
+    #[inline]
+    fn clear_valid_bit(&mut self, ppn: u32) {
+        self.valid_bits[(ppn / 64) as usize] &= !(1 << (ppn % 64));
+    }
+
+    #[inline]
+    fn is_live(&self, ppn: u32) -> bool {
+        self.valid_bits[(ppn / 64) as usize] & (1 << (ppn % 64)) != 0
+    }
+
+    /// Recomputes the live-unit bitmap from the L2P table (after recovery).
+    pub(crate) fn rebuild_valid_bits(&mut self) {
+        self.valid_bits.fill(0);
+        for i in 0..self.l2p.len() {
+            let ppn = self.l2p[i];
+            if ppn != NONE {
+                self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
+            }
         }
     }
 
@@ -376,9 +404,9 @@ impl FtlCore {
         let written = self.blocks.write_ptr[victim as usize];
         let first = (base + (wl * l.mus_per_pu).min(written)) as usize;
         let end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
-        for &lpn in &self.p2l[first..end] {
-            if lpn != NONE {
-                prefetch(&self.l2p, lpn as usize);
+        for ppn in first..end {
+            if self.is_live(ppn as u32) {
+                prefetch(&self.l2p, self.p2l[ppn] as usize);
             }
         }
     }
@@ -403,16 +431,17 @@ impl FtlCore {
                     break;
                 }
                 let ppn = base + off;
-                let lpn = self.p2l[ppn as usize];
-                if lpn == NONE || self.l2p[lpn as usize] != ppn {
+                if !self.is_live(ppn) {
                     continue;
                 }
+                let lpn = self.p2l[ppn as usize];
                 // Room for a whole unit was checked before this word line.
                 let Ok(new) = self.place(GC, false, out) else { continue };
                 let t = (k / l.mus_per_page) as usize;
                 touched[t] = true;
                 bytes[t] += l.mu_bytes;
                 self.blocks.valid[vi] -= 1;
+                self.clear_valid_bit(ppn);
                 self.bind(lpn, new);
                 self.stats.gc_write_mus += 1;
             }
@@ -506,6 +535,11 @@ impl FtlCore {
                 return Err(format!("lpn {lpn} mapped beyond the write pointer of block {b}"));
             }
             valid[b as usize] += 1;
+        }
+        let live: u64 = self.valid_bits.iter().map(|w| w.count_ones() as u64).sum();
+        let mapped = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
+        if live != mapped || self.l2p.iter().any(|&p| p != NONE && !self.is_live(p)) {
+            return Err(format!("live-unit bitmap has {live} bits for {mapped} mapped LPNs"));
         }
         if valid != self.blocks.valid {
             let b = (0..valid.len()).find(|&i| valid[i] != self.blocks.valid[i]).unwrap_or(0);
