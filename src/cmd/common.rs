@@ -3,6 +3,7 @@
 
 use super::CliError;
 use clap::Args;
+use host_bench::real::RealOptions;
 use host_bench::simrun::SimConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -76,6 +77,36 @@ pub fn parse_watts(s: &str) -> Result<f64, String> {
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
         _ => Err("allowed a power in watts, 0 < W <= 1000 (e.g. 11 or 11W)".into()),
+    }
+}
+
+/// A real file or block device instead of the simulator, with its safety switches.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// Run on a real file or block device instead of the simulator (O_DIRECT, io_uring).
+    #[arg(long)]
+    pub target: Option<std::path::PathBuf>,
+    /// Size of the real target window (default: the whole device or file, or the job's size).
+    #[arg(long, requires = "target")]
+    pub target_size: Option<String>,
+    /// Allow writing to a block device holding a partition table or filesystem.
+    #[arg(long, requires = "target")]
+    pub allow_destroy: bool,
+}
+
+impl TargetArgs {
+    /// Options to open the real target with `qd` slots of `max_block_bytes`, or `None` for the
+    /// simulator.
+    pub fn real_options(&self, qd: u32, max_block_bytes: u32) -> Result<Option<RealOptions>, CliError> {
+        let Some(path) = &self.target else { return Ok(None) };
+        let mut o = RealOptions::new(path);
+        o.allow_destroy = self.allow_destroy;
+        o.queue_depth = qd.clamp(1, 4096);
+        o.max_block_bytes = max_block_bytes.max(4096).next_multiple_of(4096);
+        if let Some(s) = &self.target_size {
+            o.size_bytes = Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?);
+        }
+        Ok(Some(o))
     }
 }
 

@@ -1,10 +1,10 @@
 //! `ssdlab pts iops|throughput|latency|wsat`: SNIA PTS-E tests on a simulated drive or, with
 //! `--target`, a real one. Also holds [`BenchArgs`], the target options every suite shares.
 
-use super::common::{interrupt_flag, parse_capacity, progress_bar, DriveArgs};
+use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
 use super::{print_out, CliError};
 use clap::{Args, ValueEnum};
-use host_bench::real::{RealOptions, RealTarget};
+use host_bench::real::RealTarget;
 use host_bench::suites::pts::{PtsOptions, PtsTest};
 use host_bench::suites::{pts_report, Bench, Ctl, OutDir, RealBench, SimBench, SuiteError};
 use std::path::PathBuf;
@@ -17,15 +17,8 @@ pub struct BenchArgs {
     /// Output directory (JSON, CSV, SVG).
     #[arg(long)]
     pub out: PathBuf,
-    /// Run on a real file or block device instead of the simulator (O_DIRECT, io_uring).
-    #[arg(long)]
-    pub target: Option<PathBuf>,
-    /// Size of the real target window (default: the whole device or file).
-    #[arg(long, requires = "target")]
-    pub target_size: Option<String>,
-    /// Allow writing to a block device holding a partition table or filesystem.
-    #[arg(long, requires = "target")]
-    pub allow_destroy: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// The real target was purged (e.g. `nvme format`) just before this run.
     #[arg(long, requires = "target")]
     pub assume_purged: bool,
@@ -34,17 +27,11 @@ pub struct BenchArgs {
 impl BenchArgs {
     /// Opens the bench; a real target gets `qd` slots of `max_block_bytes`.
     pub fn open(&self, qd: u32, max_block_bytes: u32) -> Result<Box<dyn Bench>, CliError> {
-        let Some(path) = &self.target else {
+        let Some(o) = self.target.real_options(qd, max_block_bytes)? else {
             let b = SimBench::new(self.drive.to_config()?).map_err(CliError::bad_input)?;
             return Ok(Box::new(b));
         };
-        let mut o = RealOptions::new(path);
-        o.allow_destroy = self.allow_destroy;
-        o.queue_depth = qd.clamp(1, 4096);
-        o.max_block_bytes = max_block_bytes.max(4096).next_multiple_of(4096);
-        if let Some(s) = &self.target_size {
-            o.size_bytes = Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?);
-        }
+        let path = o.path.clone();
         let target = RealTarget::open(o).map_err(CliError::bad_input)?;
         let bench = RealBench {
             target,

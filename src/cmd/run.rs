@@ -1,11 +1,11 @@
 //! `ssdlab run JOB.fio`: run a fio job file on a simulated drive (or, with `--target`, on a real
 //! file or block device) and report like fio, plus the drive's own counters.
 
-use super::common::{interrupt_flag, parse_capacity, progress_bar, DriveArgs};
+use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
 use super::{print_out, CliError};
 use clap::{Args, ValueEnum};
 use host_bench::job::{self, JobFile, ParseOptions};
-use host_bench::real::{RealOptions, RealTarget};
+use host_bench::real::RealTarget;
 use host_bench::report::{fio_json, normal_text, series_csv, JsonOptions};
 use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
 use host_bench::simrun::SimSession;
@@ -38,15 +38,8 @@ pub struct RunArgs {
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
-    /// Run on a real file or block device instead of the simulator (O_DIRECT, io_uring).
-    #[arg(long)]
-    pub target: Option<PathBuf>,
-    /// Size of the real target window (default: the largest job size, or the device).
-    #[arg(long, requires = "target")]
-    pub target_size: Option<String>,
-    /// Allow writing to a block device holding a partition table or filesystem.
-    #[arg(long, requires = "target")]
-    pub allow_destroy: bool,
+    #[command(flatten)]
+    pub real: TargetArgs,
     /// Stamp written blocks and check them on reads (real target).
     #[arg(long, requires = "target")]
     pub verify: bool,
@@ -64,8 +57,8 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         let f = (p.group as f64 + p.fraction) / p.groups.max(1) as f64;
         pb.set_position((f * 1000.0) as u64);
     };
-    let (json_value, result, csvs) = if let Some(path) = &a.target {
-        run_real(&a, &file, path, &stop, &mut on_progress)?
+    let (json_value, result, csvs) = if a.real.target.is_some() {
+        run_real(&a, &file, &stop, &mut on_progress)?
     } else {
         let cfg = a.drive.to_config()?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
@@ -97,33 +90,31 @@ type RealOutcome = (Value, RunResult, Vec<(String, String)>);
 fn run_real(
     a: &RunArgs,
     file: &JobFile,
-    path: &Path,
     stop: &std::sync::atomic::AtomicBool,
     progress: &mut dyn FnMut(RunProgress),
 ) -> Result<RealOutcome, CliError> {
-    let mut o = RealOptions::new(path);
-    o.allow_destroy = a.allow_destroy;
-    o.verify = a.verify;
-    o.queue_depth = file.jobs.iter().map(|j| j.iodepth * j.numjobs).max().unwrap_or(1).max(1);
-    o.max_block_bytes = file
+    let qd = file.jobs.iter().map(|j| j.iodepth * j.numjobs).max().unwrap_or(1).max(1);
+    let max_block = file
         .jobs
         .iter()
         .flat_map(|j| j.bs_bytes.iter().copied().chain(j.bssplit.iter().flatten().map(|e| e.bytes)))
         .max()
-        .unwrap_or(4096)
-        .max(4096)
-        .next_multiple_of(4096);
-    o.size_bytes = match &a.target_size {
-        Some(s) => Some(parse_capacity(s).map_err(|e| CliError::bad_input(format!("--target-size {s}: {e}")))?),
-        None => file
+        .unwrap_or(4096);
+    let Some(mut o) = a.real.real_options(qd, max_block)? else {
+        return Err(CliError::bad_input("no --target given"));
+    };
+    o.verify = a.verify;
+    if a.real.target_size.is_none() {
+        // Default window: the largest job size given in bytes.
+        o.size_bytes = file
             .jobs
             .iter()
             .filter_map(|j| match j.size {
                 Some(job::SizeSpec::Bytes(b)) => Some(b),
                 _ => None,
             })
-            .max(),
-    };
+            .max();
+    }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut ro = RunOptions::new(a.drive.seed);
     ro.stop = Some(stop);
