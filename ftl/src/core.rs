@@ -189,7 +189,8 @@ impl FtlCore {
     }
 
     /// Reserves the next physical MU of `stream`, emitting a Program when a unit fills.
-    fn place(&mut self, stream: usize, host: bool, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
+    /// Returns the physical unit and its block (known here, so callers skip a division).
+    fn place(&mut self, stream: usize, host: bool, out: &mut Vec<CoreEvent>) -> Result<(u32, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
             self.start_unit(si, stream == GC)?;
@@ -211,7 +212,7 @@ impl FtlCore {
                 self.blocks.close(block, self.stats.host_write_mus);
             }
         }
-        Ok(ppn)
+        Ok((ppn, block))
     }
 
     /// Chooses the die for the next program unit of stream `si`: round-robin from the cursor,
@@ -256,18 +257,19 @@ impl FtlCore {
 
     /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
     pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
-        let ppn = self.place(HOST, true, out)?;
+        let (ppn, block) = self.place(HOST, true, out)?;
         self.unmap_old(lpn);
-        self.bind(lpn, ppn);
+        self.bind(lpn, ppn, block);
         self.stats.host_write_mus += 1;
         Ok(ppn)
     }
 
-    fn bind(&mut self, lpn: u32, ppn: u32) {
+    fn bind(&mut self, lpn: u32, ppn: u32, block: u32) {
+        debug_assert_eq!(block, self.layout.block_of(ppn));
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
         self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
-        self.blocks.inc_valid(self.layout.block_of(ppn));
+        self.blocks.inc_valid(block);
         if self.cfg.track_sequence {
             let s = self.next_sequence();
             self.seq[ppn as usize] = s;
@@ -436,13 +438,13 @@ impl FtlCore {
                 }
                 let lpn = self.p2l[ppn as usize];
                 // Room for a whole unit was checked before this word line.
-                let Ok(new) = self.place(GC, false, out) else { continue };
+                let Ok((new, new_block)) = self.place(GC, false, out) else { continue };
                 let t = (k / l.mus_per_page) as usize;
                 touched[t] = true;
                 bytes[t] += l.mu_bytes;
                 self.blocks.valid[vi] -= 1;
                 self.clear_valid_bit(ppn);
-                self.bind(lpn, new);
+                self.bind(lpn, new, new_block);
                 self.stats.gc_write_mus += 1;
             }
             for t in 0..bits.min(4) {
