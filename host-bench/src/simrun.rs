@@ -259,7 +259,12 @@ impl SimSession {
         let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
         let (emin, eavg, emax) = self.target.ssd.core.blocks.erase_stats();
         let ios = d.host_reads + d.host_writes;
-        let iops_cov = job.map(|j| SampleSummary::from_samples(j.series.iter().map(|p| p.total_iops())).cov_percent);
+        // Whole intervals only: a run's last (or first) interval can be a sliver whose IOPS is
+        // a handful of I/Os over microseconds, which would dominate the spread.
+        let iops_cov = job.map(|j| {
+            let full = j.series.iter().filter(|p| p.duration_ns >= j.series_interval_ns);
+            SampleSummary::from_samples(full.map(|p| p.total_iops())).cov_percent
+        });
         let pw = self.power_span(a, b);
         let avg_w = pw.avg_w;
         let gstats = self.target.ssd.flash().governor().map(|g| g.stats());
