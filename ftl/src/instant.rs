@@ -26,15 +26,10 @@ impl InstantFtl {
 
     /// Runs GC until free blocks are back at the threshold (or nothing can be collected).
     pub fn collect(&mut self) {
-        while self.core.gc_wanted(0) {
-            let Some(v) = self.core.pick_victim() else { break };
-            self.core.relocate(v, &mut self.events);
-            self.settle();
-            self.core.erase_done(v);
-        }
+        while self.core.gc_wanted(0) && self.force_gc() {}
     }
 
-    /// Forces one GC victim regardless of the threshold (tests).
+    /// Collects one victim regardless of the threshold; false when there is none.
     pub fn force_gc(&mut self) -> bool {
         let Some(v) = self.core.pick_victim() else { return false };
         self.core.relocate(v, &mut self.events);
