@@ -1,6 +1,7 @@
 //! The block table: per die-block state, valid count, write and program pointers, erase count,
 //! and the per-die free lists. Flat `Vec`s indexed by block id.
 
+use crate::die_mask::DieMask;
 use crate::layout::Layout;
 use std::collections::VecDeque;
 
@@ -31,6 +32,8 @@ pub struct BlockTable {
     pub stream: Vec<u8>,
     /// Free blocks of each die, oldest-erased first.
     free: Vec<VecDeque<u32>>,
+    /// Dies whose free list is not empty.
+    free_dies: DieMask,
     free_total: u32,
     /// Blocks taken out of service (bad-block spares and metadata): never written.
     pub reserved: u32,
@@ -57,6 +60,10 @@ impl BlockTable {
             let base = die * layout.blocks_per_die;
             free.push((base..base + usable).collect::<VecDeque<u32>>());
         }
+        let mut free_dies = DieMask::new(layout.dies);
+        for die in 0..layout.dies {
+            free_dies.set(die, usable > 0);
+        }
         let mut state = vec![BlockState::Free; n];
         for die in 0..layout.dies {
             let base = die * layout.blocks_per_die;
@@ -73,6 +80,7 @@ impl BlockTable {
             closed_at: vec![0; n],
             stream: vec![0; n],
             free,
+            free_dies,
             free_total: usable * layout.dies,
             reserved: reserved_per_die * layout.dies,
             bucket_head: vec![NIL; layout.mus_per_block as usize + 1],
@@ -170,9 +178,18 @@ impl BlockTable {
         self.free[die as usize].len() as u32
     }
 
+    /// Dies with at least one free block.
+    pub fn free_dies(&self) -> &DieMask {
+        &self.free_dies
+    }
+
     /// Takes a free block of `die` and opens it.
     pub fn take_free(&mut self, die: u32, stream: u8) -> Option<u32> {
-        let b = self.free[die as usize].pop_front()?;
+        let q = &mut self.free[die as usize];
+        let b = q.pop_front()?;
+        if q.is_empty() {
+            self.free_dies.set(die, false);
+        }
         self.free_total -= 1;
         let i = b as usize;
         self.state[i] = BlockState::Open;
@@ -193,6 +210,7 @@ impl BlockTable {
         self.write_ptr[i] = 0;
         self.prog_done[i] = 0;
         self.free[die as usize].push_back(block);
+        self.free_dies.set(die, true);
         self.free_total += 1;
         self.releases += 1;
     }
@@ -223,6 +241,9 @@ impl BlockTable {
             }
         }
         self.free_total = self.free.iter().map(|q| q.len() as u32).sum();
+        for (die, q) in self.free.iter().enumerate() {
+            self.free_dies.set(die as u32, !q.is_empty());
+        }
     }
 
     /// Number of blocks in each state: (free, open, closed, victim), reserved blocks excluded.

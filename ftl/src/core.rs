@@ -5,6 +5,7 @@
 
 use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
+use crate::die_mask::DieMask;
 use crate::gc_policy::VictimChooser;
 use crate::layout::{Layout, NONE};
 
@@ -48,8 +49,11 @@ impl FtlStats {
 }
 
 struct Stream {
-    /// Open block of this stream on each die (NONE if none).
+    /// Open block of this stream on each die (NONE if none). An open block always has room:
+    /// it leaves `open` the moment its last unit is placed.
     open: Vec<u32>,
+    /// Dies where `open` holds a block.
+    open_dies: DieMask,
     cursor: u32,
     /// MUs placed in the current program unit, and how many of them are host data.
     pu_fill: u32,
@@ -129,7 +133,14 @@ pub struct NoSpace;
 
 impl FtlCore {
     pub fn new(layout: Layout, cfg: CoreConfig) -> FtlCore {
-        let stream = || Stream { open: vec![NONE; layout.dies as usize], cursor: 0, pu_fill: 0, pu_host: 0, pu_die: 0 };
+        let stream = || Stream {
+            open: vec![NONE; layout.dies as usize],
+            open_dies: DieMask::new(layout.dies),
+            cursor: 0,
+            pu_fill: 0,
+            pu_host: 0,
+            pu_die: 0,
+        };
         let total = layout.total_mus() as usize;
         FtlCore {
             l2p: vec![NONE; cfg.user_mus as usize],
@@ -173,46 +184,51 @@ impl FtlCore {
             return false;
         }
         let reserve_ok = self.blocks.free_total() > self.cfg.host_reserve_blocks;
-        // Same order as start_unit: from the cursor, which usually succeeds at once.
-        let dies = self.layout.dies;
-        let ok = (0..dies).any(|k| {
-            let d = (s.cursor + k) % dies;
-            self.die_has_room(s, d) || (reserve_ok && self.blocks.free_on_die(d) > 0)
-        });
+        let ok = s.open_dies.next_from(s.cursor, reserve_ok.then(|| self.blocks.free_dies())).is_some();
         self.host_blocked_at.set(if ok { None } else { Some(self.blocks.releases) });
         ok
     }
 
-    fn die_has_room(&self, s: &Stream, die: u32) -> bool {
-        let b = s.open[die as usize];
-        b != NONE && self.blocks.write_ptr[b as usize] < self.layout.mus_per_block
-    }
-
-    /// Reserves the next physical MU of `stream`, emitting a Program when a unit fills.
-    /// Returns the physical unit and its block (known here, so callers skip a division).
-    fn place(&mut self, stream: usize, host: bool, out: &mut Vec<CoreEvent>) -> Result<(u32, u32), NoSpace> {
+    /// Where the open program unit of `stream` continues, opening one if needed: the first free
+    /// physical unit, its block, and how many units the program unit still takes. The caller
+    /// binds data to a prefix of them and then calls [`Self::commit`].
+    #[inline]
+    fn unit_room(&mut self, stream: usize) -> Result<(u32, u32, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
             self.start_unit(si, stream == GC)?;
         }
+        let s = &self.streams[si];
+        let block = s.open[s.pu_die as usize];
+        let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[block as usize];
+        Ok((ppn, block, self.layout.mus_per_pu - s.pu_fill))
+    }
+
+    /// Takes the next `n` units of the open program unit of `stream` (`live` of them bound to
+    /// data, `host` of those host data): advances the write pointer, adds the valid count (the
+    /// block is still open, so no bucket moves) and, when the unit is full, emits its program
+    /// and closes the block if that was its last unit.
+    #[inline]
+    fn commit(&mut self, stream: usize, n: u32, live: u32, host: u32, out: &mut Vec<CoreEvent>) {
+        let si = self.stream_index(stream);
         let s = &mut self.streams[si];
         let die = s.pu_die;
         let block = s.open[die as usize];
         let bi = block as usize;
-        let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[bi];
-        self.blocks.write_ptr[bi] += 1;
-        s.pu_fill += 1;
-        s.pu_host += host as u32;
+        self.blocks.write_ptr[bi] += n;
+        self.blocks.valid[bi] += live;
+        s.pu_fill += n;
+        s.pu_host += host;
         if s.pu_fill == self.layout.mus_per_pu {
             out.push(CoreEvent::Program { die, block, mus: s.pu_fill, host_mus: s.pu_host, stream: si as u8 });
             s.pu_fill = 0;
             s.pu_host = 0;
             if self.blocks.write_ptr[bi] == self.layout.mus_per_block {
                 s.open[die as usize] = NONE;
+                s.open_dies.set(die, false);
                 self.blocks.close(block, self.stats.host_write_mus);
             }
         }
-        Ok((ppn, block))
     }
 
     /// Chooses the die for the next program unit of stream `si`: round-robin from the cursor,
@@ -220,25 +236,18 @@ impl FtlCore {
     fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
         let dies = self.layout.dies;
         let may_take = is_gc || self.blocks.free_total() > self.cfg.host_reserve_blocks;
-        for k in 0..dies {
-            let die = (self.streams[si].cursor + k) % dies;
-            if self.die_has_room(&self.streams[si], die) {
-                let s = &mut self.streams[si];
-                s.pu_die = die;
-                s.cursor = (die + 1) % dies;
-                return Ok(());
-            }
-            if may_take {
-                if let Some(b) = self.blocks.take_free(die, si as u8) {
-                    let s = &mut self.streams[si];
-                    s.open[die as usize] = b;
-                    s.pu_die = die;
-                    s.cursor = (die + 1) % dies;
-                    return Ok(());
-                }
-            }
+        let s = &self.streams[si];
+        let die = s.open_dies.next_from(s.cursor, may_take.then(|| self.blocks.free_dies())).ok_or(NoSpace)?;
+        if !s.open_dies.get(die) {
+            let b = self.blocks.take_free(die, si as u8).ok_or(NoSpace)?;
+            let s = &mut self.streams[si];
+            s.open[die as usize] = b;
+            s.open_dies.set(die, true);
         }
-        Err(NoSpace)
+        let s = &mut self.streams[si];
+        s.pu_die = die;
+        s.cursor = (die + 1) % dies;
+        Ok(())
     }
 
     fn next_sequence(&mut self) -> u32 {
@@ -257,19 +266,20 @@ impl FtlCore {
 
     /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
     pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
-        let (ppn, block) = self.place(HOST, true, out)?;
+        let (ppn, _, _) = self.unit_room(HOST)?;
         self.unmap_old(lpn);
-        self.bind(lpn, ppn, block);
+        self.bind(lpn, ppn);
         self.stats.host_write_mus += 1;
+        self.commit(HOST, 1, 1, 1, out);
         Ok(ppn)
     }
 
-    fn bind(&mut self, lpn: u32, ppn: u32, block: u32) {
-        debug_assert_eq!(block, self.layout.block_of(ppn));
+    /// Maps `lpn` to the not yet committed unit `ppn` (the valid count follows in `commit`).
+    #[inline]
+    fn bind(&mut self, lpn: u32, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
         self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
-        self.blocks.inc_valid(block);
         if self.cfg.track_sequence {
             let s = self.next_sequence();
             self.seq[ppn as usize] = s;
@@ -329,9 +339,9 @@ impl FtlCore {
             self.stats.host_write_mus,
         )?;
         let need = self.blocks.valid[v as usize] as u64;
-        let room =
-            self.blocks.free_total() as u64 * self.layout.mus_per_block as u64 + self.open_room(self.stream_index(GC));
-        (room >= need).then_some(v)
+        let free_room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64;
+        // The open blocks' room is a scan over every die: only needed when free blocks fall short.
+        (free_room >= need || free_room + self.open_room(self.stream_index(GC)) >= need).then_some(v)
     }
 
     fn open_room(&self, si: usize) -> u64 {
@@ -413,49 +423,100 @@ impl FtlCore {
         }
     }
 
-    /// Moves the valid units of one word line of `victim` and emits its page reads (one
-    /// multi-plane read per page type with data).
+    /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
+    /// per page type with live data) are emitted first, so every program carrying this data
+    /// waits for them.
     fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
         let l = self.layout;
-        let vi = victim as usize;
-        let die = l.die_of_block(victim);
         let base = l.first_ppn(victim);
-        let bits = l.geo.bits_per_cell as usize;
-        let mus_per_plane_wl = l.mus_per_page * bits as u32;
-        let written = self.blocks.write_ptr[vi];
+        let bits = (l.geo.bits_per_cell as usize).min(4);
+        let mpp = l.mus_per_page;
+        let written = self.blocks.write_ptr[victim as usize];
+        let wl_start = wl * l.mus_per_pu;
+        let wl_end = (wl_start + l.mus_per_pu).min(written);
+        if wl_start >= wl_end {
+            return;
+        }
+        // Page (plane p, type t) of the word line holds offsets wl_start + (p * bits + t) * mpp ...
         let mut planes = [0u8; 4];
         let mut bytes = [0u32; 4];
+        let mut moved = 0;
         for p in 0..l.geo.planes_per_die {
-            let mut touched = [false; 4];
-            for k in 0..mus_per_plane_wl {
-                let off = wl * l.mus_per_pu + p * mus_per_plane_wl + k;
-                if off >= written {
+            for t in 0..bits {
+                let first = wl_start + (p * bits as u32 + t as u32) * mpp;
+                if first >= wl_end {
                     break;
                 }
-                let ppn = base + off;
-                if !self.is_live(ppn) {
-                    continue;
-                }
-                let lpn = self.p2l[ppn as usize];
-                // Room for a whole unit was checked before this word line.
-                let Ok((new, new_block)) = self.place(GC, false, out) else { continue };
-                let t = (k / l.mus_per_page) as usize;
-                touched[t] = true;
-                bytes[t] += l.mu_bytes;
-                self.blocks.valid[vi] -= 1;
-                self.clear_valid_bit(ppn);
-                self.bind(lpn, new, new_block);
-                self.stats.gc_write_mus += 1;
-            }
-            for t in 0..bits.min(4) {
-                planes[t] += touched[t] as u8;
+                let n = self.count_live(base + first, base + (first + mpp).min(wl_end));
+                planes[t] += (n > 0) as u8;
+                bytes[t] += n * l.mu_bytes;
+                moved += n;
             }
         }
-        for t in 0..bits.min(4) {
+        for t in 0..bits {
             if planes[t] > 0 {
+                let die = l.die_of_block(victim);
                 out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
             }
         }
+        if moved == 0 {
+            return;
+        }
+        // Live units in offset order, moved in runs that fill the GC stream's program units.
+        let (mut dst, mut room, mut run, mut done) = (0u32, 0u32, 0u32, 0u32);
+        let (lo, hi) = (base + wl_start, base + wl_end);
+        let mut w = lo / 64;
+        'words: while w * 64 < hi {
+            let mut word = self.valid_bits[w as usize];
+            if w * 64 < lo {
+                word &= u64::MAX << (lo % 64);
+            }
+            if (w + 1) * 64 > hi {
+                word &= !(u64::MAX << (hi % 64));
+            }
+            while word != 0 {
+                let ppn = w * 64 + word.trailing_zeros();
+                word &= word - 1;
+                if room == 0 {
+                    if run > 0 {
+                        self.commit(GC, run, run, 0, out);
+                    }
+                    run = 0;
+                    // Room for a whole unit was checked before this word line, so this holds;
+                    // if not, the rest stays live in the victim (counts stay consistent).
+                    let Ok((d, _, r)) = self.unit_room(GC) else { break 'words };
+                    (dst, room) = (d, r);
+                }
+                let lpn = self.p2l[ppn as usize];
+                self.clear_valid_bit(ppn);
+                self.bind(lpn, dst);
+                (dst, room, run, done) = (dst + 1, room - 1, run + 1, done + 1);
+            }
+            w += 1;
+        }
+        if run > 0 {
+            self.commit(GC, run, run, 0, out);
+        }
+        self.blocks.valid[victim as usize] -= done;
+        self.stats.gc_write_mus += done as u64;
+    }
+
+    /// Live units among physical units `lo..hi`.
+    fn count_live(&self, lo: u32, hi: u32) -> u32 {
+        let mut n = 0;
+        let mut w = lo / 64;
+        while w * 64 < hi {
+            let mut word = self.valid_bits[w as usize];
+            if w * 64 < lo {
+                word &= u64::MAX << (lo % 64);
+            }
+            if (w + 1) * 64 > hi {
+                word &= !(u64::MAX << (hi % 64));
+            }
+            n += word.count_ones();
+            w += 1;
+        }
+        n
     }
 
     /// Pads the open program unit of each stream so everything placed can be programmed (used
@@ -467,10 +528,8 @@ impl FtlCore {
                 continue;
             }
             let pad = self.layout.mus_per_pu - fill;
-            for _ in 0..pad {
-                // Cannot fail: the unit is already open on a block with room for the whole unit.
-                let _ = self.place(si, false, out);
-            }
+            // The unit is open on a block with room for all of it; the padding holds no data.
+            self.commit(si, pad, 0, 0, out);
             self.stats.pad_mus += pad as u64;
         }
     }
@@ -510,6 +569,7 @@ impl FtlCore {
     pub(crate) fn restart_streams(&mut self, next_seq: u32) {
         for s in &mut self.streams {
             s.open.fill(NONE);
+            s.open_dies.clear_all();
             (s.pu_fill, s.pu_host) = (0, 0);
         }
         self.next_seq = next_seq.max(1);

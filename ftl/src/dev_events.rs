@@ -21,11 +21,13 @@ pub(crate) enum Class {
 pub(crate) struct DevEvents<E> {
     q: [VecDeque<(SimTime, u64, E)>; 4],
     seq: u64,
+    /// The class holding the next event: kept up to date by push and pop, so peeking is O(1).
+    head: Option<usize>,
 }
 
 impl<E: Copy> DevEvents<E> {
     pub fn new() -> Self {
-        DevEvents { q: Default::default(), seq: 0 }
+        DevEvents { q: Default::default(), seq: 0, head: None }
     }
 
     pub fn push(&mut self, class: Class, t: SimTime, ev: E) {
@@ -39,9 +41,17 @@ impl<E: Copy> DevEvents<E> {
             }
             _ => q.push_back((t, seq, ev)),
         }
+        // The new event has the highest sequence, so it leads only if strictly earlier.
+        let leads = match self.head {
+            None => true,
+            Some(h) => self.q[h].front().is_none_or(|&(ht, _, _)| t < ht),
+        };
+        if leads {
+            self.head = Some(class as usize);
+        }
     }
 
-    fn head(&self) -> Option<usize> {
+    fn find_head(&self) -> Option<usize> {
         let mut best: Option<(SimTime, u64, usize)> = None;
         for (i, q) in self.q.iter().enumerate() {
             if let Some(&(t, s, _)) = q.front() {
@@ -54,18 +64,21 @@ impl<E: Copy> DevEvents<E> {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.head().and_then(|i| self.q[i].front().map(|e| e.0))
+        self.head.and_then(|i| self.q[i].front().map(|e| e.0))
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let i = self.head()?;
-        self.q[i].pop_front().map(|(t, _, e)| (t, e))
+        let i = self.head?;
+        let got = self.q[i].pop_front().map(|(t, _, e)| (t, e));
+        self.head = self.find_head();
+        got
     }
 
     pub fn clear(&mut self) {
         for q in &mut self.q {
             q.clear();
         }
+        self.head = None;
     }
 }
 
@@ -82,5 +95,34 @@ mod tests {
         e.push(Class::WriteDone, 7, 'd'); // out of order within a class: inserted in place
         let got: Vec<_> = std::iter::from_fn(|| e.pop()).collect();
         assert_eq!(got, vec![(5, 'b'), (7, 'd'), (10, 'a'), (10, 'c')]);
+    }
+
+    #[test]
+    fn pops_in_time_then_push_order_under_random_interleaving() {
+        let classes = [Class::Dispatch, Class::ReadDone, Class::WriteDone, Class::TrimDone];
+        let mut e = DevEvents::new();
+        let mut reference: Vec<(SimTime, u64)> = Vec::new();
+        let (mut x, mut id, mut now) = (0x9E37_79B9u64, 0u64, 0u64);
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 3 == 0 {
+                let got = e.pop();
+                reference.sort();
+                let want = (!reference.is_empty()).then(|| reference.remove(0));
+                assert_eq!(got.map(|g| g.1), want.map(|w| w.1));
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            } else {
+                let t = now + (x >> 8) % 50;
+                e.push(classes[(x >> 4) as usize % 4], t, id);
+                reference.push((t, id));
+                id += 1;
+            }
+            reference.sort();
+            assert_eq!(e.peek_time(), reference.first().map(|r| r.0));
+        }
     }
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod core;
 mod dev_events;
 pub mod device;
+pub mod die_mask;
 pub mod gc_policy;
 pub mod instant;
 pub mod layout;
