@@ -127,6 +127,16 @@ pub enum Step {
     Stalled,
 }
 
+/// Where GC relocation is writing: the next free unit of the GC stream's open program unit, the
+/// units left in it, the units bound there but not yet committed, and units moved so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    dst: u32,
+    room: u32,
+    len: u32,
+    moved: u32,
+}
+
 /// No block can take more data for this stream right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoSpace;
@@ -429,25 +439,33 @@ impl FtlCore {
     fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
         let l = self.layout;
         let base = l.first_ppn(victim);
-        let bits = (l.geo.bits_per_cell as usize).min(4);
-        let mpp = l.mus_per_page;
         let written = self.blocks.write_ptr[victim as usize];
         let wl_start = wl * l.mus_per_pu;
         let wl_end = (wl_start + l.mus_per_pu).min(written);
         if wl_start >= wl_end {
             return;
         }
-        // Page (plane p, type t) of the word line holds offsets wl_start + (p * bits + t) * mpp ...
+        let n_units = wl_end - wl_start;
+        if n_units <= 128 {
+            let live = self.live_bits(base + wl_start, n_units);
+            self.relocate_units(victim, base + wl_start, live, out);
+        } else {
+            self.relocate_units_wide(victim, base + wl_start, base + wl_end, out);
+        }
+    }
+
+    /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
+    /// one multi-plane read per page type holding live data. Returns how many units are live.
+    fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+        let l = self.layout;
+        let bits = (l.geo.bits_per_cell as usize).min(4);
         let mut planes = [0u8; 4];
         let mut bytes = [0u32; 4];
         let mut moved = 0;
+        // Page (plane p, type t) of the word line is page index p * bits + t.
         for p in 0..l.geo.planes_per_die {
             for t in 0..bits {
-                let first = wl_start + (p * bits as u32 + t as u32) * mpp;
-                if first >= wl_end {
-                    break;
-                }
-                let n = self.count_live(base + first, base + (first + mpp).min(wl_end));
+                let n = page_live(p * bits as u32 + t as u32);
                 planes[t] += (n > 0) as u8;
                 bytes[t] += n * l.mu_bytes;
                 moved += n;
@@ -459,12 +477,100 @@ impl FtlCore {
                 out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
             }
         }
-        if moved == 0 {
+        moved
+    }
+
+    /// Relocates a word line of at most 128 units whose live units are the set bits of `live`
+    /// (bit i = physical unit `first + i`).
+    fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
+        let mpp = self.layout.mus_per_page;
+        let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
+        let page_live = |k: u32| {
+            let sh = k * mpp;
+            // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one 64-bit
+            // popcount; wider pages take the 128-bit one.
+            match sh {
+                128.. => 0,
+                _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
+                _ => (live >> sh).count_ones(),
+            }
+        };
+        if self.emit_gc_reads(victim, page_live, out) == 0 {
             return;
         }
-        // Live units in offset order, moved in runs that fill the GC stream's program units.
-        let (mut dst, mut room, mut run, mut done) = (0u32, 0u32, 0u32, 0u32);
-        let (lo, hi) = (base + wl_start, base + wl_end);
+        let mut run = Run::default();
+        let mut rest = live;
+        while rest != 0 {
+            let ppn = first + rest.trailing_zeros();
+            rest &= rest - 1;
+            if !self.move_unit(ppn, &mut run, out) {
+                break;
+            }
+        }
+        self.end_moves(victim, run, out);
+    }
+
+    /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
+    /// fills them. False if the GC stream has no room (cannot happen: room for a whole unit is
+    /// checked before each word line; if it did, the rest would stay live in the victim).
+    #[inline(always)]
+    fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
+        if run.room == 0 {
+            if run.len > 0 {
+                self.commit(GC, run.len, run.len, 0, out);
+            }
+            let Ok((dst, _, room)) = self.unit_room(GC) else { return false };
+            (run.dst, run.room, run.len) = (dst, room, 0);
+        }
+        let lpn = self.p2l[ppn as usize];
+        self.clear_valid_bit(ppn);
+        self.bind(lpn, run.dst);
+        run.dst += 1;
+        run.room -= 1;
+        run.len += 1;
+        run.moved += 1;
+        true
+    }
+
+    /// Commits the last partial run and settles the victim's count and the GC statistics.
+    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+        if run.len > 0 {
+            self.commit(GC, run.len, run.len, 0, out);
+        }
+        self.blocks.valid[victim as usize] -= run.moved;
+        self.stats.gc_write_mus += run.moved as u64;
+    }
+
+    /// Bits `lo..lo + n` of the live-unit bitmap (n <= 128), bit 0 = unit `lo`.
+    fn live_bits(&self, lo: u32, n: u32) -> u128 {
+        let (mut out, mut got, mut pos) = (0u128, 0u32, lo);
+        while got < n {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = (64 - b).min(n - got);
+            let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
+            out |= (((self.valid_bits[w] >> b) & mask) as u128) << got;
+            got += take;
+            pos += take;
+        }
+        out
+    }
+
+    /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
+    fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
+        let mpp = self.layout.mus_per_page;
+        let page_live = |k: u32| {
+            let first = lo + k * mpp;
+            if first >= hi {
+                0
+            } else {
+                self.count_live(first, (first + mpp).min(hi))
+            }
+        };
+        if self.emit_gc_reads(victim, page_live, out) == 0 {
+            return;
+        }
+        // Live units in offset order.
+        let mut run = Run::default();
         let mut w = lo / 64;
         'words: while w * 64 < hi {
             let mut word = self.valid_bits[w as usize];
@@ -477,28 +583,13 @@ impl FtlCore {
             while word != 0 {
                 let ppn = w * 64 + word.trailing_zeros();
                 word &= word - 1;
-                if room == 0 {
-                    if run > 0 {
-                        self.commit(GC, run, run, 0, out);
-                    }
-                    run = 0;
-                    // Room for a whole unit was checked before this word line, so this holds;
-                    // if not, the rest stays live in the victim (counts stay consistent).
-                    let Ok((d, _, r)) = self.unit_room(GC) else { break 'words };
-                    (dst, room) = (d, r);
+                if !self.move_unit(ppn, &mut run, out) {
+                    break 'words;
                 }
-                let lpn = self.p2l[ppn as usize];
-                self.clear_valid_bit(ppn);
-                self.bind(lpn, dst);
-                (dst, room, run, done) = (dst + 1, room - 1, run + 1, done + 1);
             }
             w += 1;
         }
-        if run > 0 {
-            self.commit(GC, run, run, 0, out);
-        }
-        self.blocks.valid[victim as usize] -= done;
-        self.stats.gc_write_mus += done as u64;
+        self.end_moves(victim, run, out);
     }
 
     /// Live units among physical units `lo..hi`.

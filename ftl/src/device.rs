@@ -173,6 +173,16 @@ pub(crate) struct Pacing {
     /// Host MUs written since it was selected.
     host_mus: u64,
     wls_done: u64,
+    /// The pacing target passes `wls_done` once `host_mus` reaches this (saves a division per
+    /// host write): ceil(h * wls_total / gain_mus) > d  <=>  h >= d * gain_mus / wls_total + 1.
+    next_at: u64,
+}
+
+impl Pacing {
+    fn set_done(&mut self, wls_done: u64) {
+        self.wls_done = wls_done;
+        self.next_at = wls_done * self.gain_mus / self.wls_total.max(1) + 1;
+    }
 }
 
 /// What stops host writes at the moment, for stall-time accounting.
@@ -381,15 +391,17 @@ impl SimSsd {
     /// Queues a host command at the current time.
     pub fn submit(&mut self, tag: u64, op: HostOp, offset: u64, len: u32) -> Result<(), SubmitError> {
         let cap = self.capacity.user_bytes_sim;
-        if len == 0 || offset % self.lb_bytes as u64 != 0 || len % self.lb_bytes != 0 {
+        // Block and unit sizes are powers of two (validated in the profile): masks and shifts.
+        let lb_mask = self.lb_bytes - 1;
+        if len == 0 || (offset as u32 | len) & lb_mask != 0 {
             return Err(SubmitError::Misaligned { offset, len, block: self.lb_bytes });
         }
         if offset + len as u64 > cap {
             return Err(SubmitError::OutOfRange { offset, len, capacity: cap });
         }
-        let mu = self.mu_bytes as u64;
-        let first = offset / mu;
-        let last = (offset + len as u64 - 1) / mu;
+        let mu_shift = self.mu_bytes.trailing_zeros();
+        let first = offset >> mu_shift;
+        let last = (offset + len as u64 - 1) >> mu_shift;
         let cmd = Cmd {
             tag,
             op,
@@ -587,7 +599,11 @@ impl SimSsd {
         self.stall = s;
     }
 
+    #[inline]
     fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
+        if ev.is_empty() {
+            return;
+        }
         for e in ev.drain(..) {
             match e {
                 CoreEvent::Program { die, block, mus, host_mus, stream } => {
@@ -678,20 +694,24 @@ impl SimSsd {
     /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
     /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
     fn maybe_gc(&mut self) {
-        let mut ev = std::mem::take(&mut self.scratch);
         loop {
             if let Some(mut p) = self.pacing {
                 let urgent = matches!(self.stall, Stall::Space(_))
                     || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
+                if !urgent && p.host_mus < p.next_at {
+                    break;
+                }
                 let target =
                     if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
                 let want = target.saturating_sub(p.wls_done);
                 if want == 0 {
                     break;
                 }
+                let mut ev = std::mem::take(&mut self.scratch);
                 let step = self.core.relocate_step(want.min(u32::MAX as u64) as u32, &mut ev);
                 self.run_core_events(&mut ev);
-                p.wls_done = self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64);
+                self.scratch = ev;
+                p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));
                 self.pacing = Some(p);
                 match step {
                     Step::Done => {
@@ -710,30 +730,31 @@ impl SimSsd {
             let valid = self.core.blocks.valid[v as usize] as u64;
             let wls_total = self.core.blocks.write_ptr[v as usize].div_ceil(l.mus_per_pu) as u64;
             self.core.start_relocation(v);
-            self.pacing = Some(Pacing {
+            let mut p = Pacing {
                 victim: v,
                 wls_total,
                 gain_mus: (l.mus_per_block as u64).saturating_sub(valid).max(1),
                 host_mus: if valid == 0 { u64::MAX / wls_total.max(1) } else { 0 },
                 wls_done: 0,
-            });
+                next_at: 0,
+            };
+            p.set_done(0);
+            self.pacing = Some(p);
         }
         // Host writes blocked on space while a victim waits for a half-filled program unit:
         // pad it so the victim can be erased (padding counts as NAND writes).
         // Only when no program of the GC stream is in flight: otherwise its completion will
         // make progress and padding would waste NAND writes.
-        let si = self.core.gc_stream();
-        let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
-        if matches!(self.stall, Stall::Space(_))
-            && !self.plp
-            && gc_programs_idle
-            && self.core.stream_has_open_unit(si)
-            && !self.victims.is_empty()
-        {
-            self.core.pad_open_units(&mut ev);
-            self.run_core_events(&mut ev);
+        if matches!(self.stall, Stall::Space(_)) && !self.plp && !self.victims.is_empty() {
+            let si = self.core.gc_stream();
+            let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
+            if gc_programs_idle && self.core.stream_has_open_unit(si) {
+                let mut ev = std::mem::take(&mut self.scratch);
+                self.core.pad_open_units(&mut ev);
+                self.run_core_events(&mut ev);
+                self.scratch = ev;
+            }
         }
-        self.scratch = ev;
         self.erase_ready_victims();
     }
 
@@ -751,11 +772,27 @@ impl SimSsd {
         self.pending_erases += 1;
     }
 
+    /// Everything below this sequence is safe, so victims waiting for it may be erased: GC
+    /// reads done (with PLP) or GC programs done (without).
+    #[inline]
+    fn erase_watermark(&self) -> u64 {
+        if self.plp {
+            self.gc_reads.watermark()
+        } else {
+            self.pu_done[self.core.gc_stream()].watermark()
+        }
+    }
+
+    #[inline]
     fn erase_ready_victims(&mut self) {
+        if self.victims.front().is_some_and(|&(_, after)| self.erase_watermark() >= after) {
+            self.erase_victims();
+        }
+    }
+
+    fn erase_victims(&mut self) {
         while let Some(&(v, after)) = self.victims.front() {
-            let done =
-                if self.plp { self.gc_reads.watermark() } else { self.pu_done[self.core.gc_stream()].watermark() };
-            if done < after {
+            if self.erase_watermark() < after {
                 break;
             }
             self.victims.pop_front();

@@ -108,8 +108,9 @@ struct Die {
 enum Event {
     /// The running op of `die` ends (if `generation` is still current).
     DieDone { die: u32, generation: u32 },
-    /// A read served during a suspension ends.
-    SuspendedRead { op: NandOp, start: SimTime, credit_w: f64 },
+    /// A read served during a suspension ends (its slot in `Flash::suspended`; kept out of the
+    /// event so heap entries stay small).
+    SuspendedRead(u32),
     /// The power governor's bucket holds enough for the head of its wait list.
     GovWake,
 }
@@ -122,6 +123,9 @@ pub struct Flash {
     channels: Vec<Timeline>,
     dies: Vec<Die>,
     events: EventQueue<Event>,
+    /// Reads in flight during a suspension: (op, start, governor credit W), and free slots.
+    suspended: Vec<(NandOp, SimTime, f64)>,
+    free_suspended: Vec<u32>,
     stats: FlashStats,
     trace_hash: u64,
     queued: usize,
@@ -141,6 +145,8 @@ impl Flash {
             timing,
             energy,
             events: EventQueue::new(),
+            suspended: Vec::new(),
+            free_suspended: Vec::new(),
             stats: FlashStats::default(),
             trace_hash: FNV_OFFSET,
             queued: 0,
@@ -243,7 +249,9 @@ impl Flash {
                     self.start_next(t, die);
                     return Some(NandDone { tag: run.op.tag, kind: run.op.kind, die, start_ns: run.start, end_ns: t });
                 }
-                Event::SuspendedRead { op, start, credit_w } => {
+                Event::SuspendedRead(slot) => {
+                    let (op, start, credit_w) = self.suspended[slot as usize];
+                    self.free_suspended.push(slot);
                     self.queued -= 1;
                     if let Some(g) = self.governor.as_deref_mut() {
                         g.release(credit_w);
@@ -423,7 +431,18 @@ impl Flash {
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
         }
-        self.events.push(end, Event::SuspendedRead { op, start: cmd, credit_w: extra_w });
+        let rec = (op, cmd, extra_w);
+        let slot = match self.free_suspended.pop() {
+            Some(i) => {
+                self.suspended[i as usize] = rec;
+                i
+            }
+            None => {
+                self.suspended.push(rec);
+                (self.suspended.len() - 1) as u32
+            }
+        };
+        self.events.push(end, Event::SuspendedRead(slot));
         true
     }
 
@@ -488,6 +507,8 @@ impl Flash {
             c.clear();
         }
         self.events.clear();
+        self.suspended.clear();
+        self.free_suspended.clear();
         self.queued = 0;
         if let Some(g) = self.governor.as_deref_mut() {
             g.clear();

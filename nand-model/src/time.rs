@@ -20,6 +20,10 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> SimTime {
     if bytes_per_s == 0 {
         return 0;
     }
-    let num = bytes as u128 * NS_PER_S as u128;
-    num.div_ceil(bytes_per_s as u128) as SimTime
+    // 64-bit arithmetic when the product fits (any size an I/O has): a 128-bit division is a
+    // library call, and this runs for every NAND and PCIe transfer.
+    match bytes.checked_mul(NS_PER_S) {
+        Some(num) => num.div_ceil(bytes_per_s),
+        None => (bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128) as SimTime,
+    }
 }
