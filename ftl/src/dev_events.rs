@@ -30,7 +30,7 @@ impl<E: Copy> Fifo<E> {
         self.buf.get(self.head)
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, t: SimTime, seq: u64, ev: E) {
         match self.buf.last() {
             Some(&(last, _, _)) if last > t && self.head < self.buf.len() => {
@@ -48,7 +48,7 @@ impl<E: Copy> Fifo<E> {
         if self.head == self.buf.len() {
             self.buf.clear();
             self.head = 0;
-        } else if self.head >= 4096 && self.head * 2 >= self.buf.len() {
+        } else if self.head % 4096 == 0 && self.head * 2 >= self.buf.len() {
             self.buf.drain(..self.head);
             self.head = 0;
         }
@@ -75,7 +75,7 @@ impl<E: Copy> DevEvents<E> {
         DevEvents { q: [fifo(), fifo(), fifo(), fifo()], seq: 0, head: None }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, class: Class, t: SimTime, ev: E) {
         let seq = self.seq;
         self.seq += 1;

@@ -132,6 +132,7 @@ const TAG_GC_READ: u64 = 2 << 56;
 const TAG_PROG: u64 = 3 << 56;
 const TAG_ERASE: u64 = 4 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
+const NO_DIE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DevEvent {
@@ -213,11 +214,29 @@ pub struct SimSsd {
     pub(crate) pcie_bps: u64,
     pub(crate) pcie_in_free: SimTime,
     pub(crate) pcie_out_free: SimTime,
+    /// (bytes, ns) of the last PCIe transfer time computed.
+    pub(crate) pcie_memo: (u32, SimTime),
     pub(crate) read_overhead_ns: SimTime,
     pub(crate) write_ack_ns: SimTime,
     pub(crate) pus: Vec<PuRec>,
     pub(crate) free_pus: Vec<u32>,
-    pub(crate) waiting_programs: VecDeque<(u64, u32)>,
+    /// Programs waiting for the GC reads of the data they carry, per die: (reads lo..hi, PU
+    /// slot), in issue order. Programs of one die stay in order (a block's word lines are programmed in
+    /// sequence), so a program also waits while an earlier one of its die waits.
+    pub(crate) waiting_programs: Vec<VecDeque<(u64, u64, u32)>>,
+    /// Dies whose first waiting program needs GC read `seq` next: at index `seq -
+    /// read_waiters_base` the first such die (NO_DIE if none), the rest linked through
+    /// `next_waiter` (a die waits on one read at a time). A read's completion looks only at the
+    /// programs it can release, and nothing is allocated per wait.
+    pub(crate) read_waiters: VecDeque<u32>,
+    pub(crate) read_waiters_base: u64,
+    pub(crate) next_waiter: Vec<u32>,
+    /// Per write stream, the first GC read the stream's open program unit may carry data of.
+    pub(crate) pu_reads_from: [u64; 2],
+    /// First GC read of the latest run of reads (one word line's), and whether the last core
+    /// event was a read (a new run starts after any other event).
+    pub(crate) read_run_start: u64,
+    pub(crate) in_read_run: bool,
     pub(crate) gc_reads: InOrderTracker,
     pub(crate) pu_done: [InOrderTracker; 2],
     /// Relocated victims waiting for erase: (block, sequence its data must reach first).
@@ -316,11 +335,18 @@ impl SimSsd {
             pcie_bps: prof.host.pcie_bytes_per_s() as u64,
             pcie_in_free: 0,
             pcie_out_free: 0,
+            pcie_memo: (0, 0),
             read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
             write_ack_ns: us_to_ns(ctrl.write_ack_us),
             pus: Vec::new(),
             free_pus: Vec::new(),
-            waiting_programs: VecDeque::new(),
+            waiting_programs: vec![VecDeque::new(); geo.dies() as usize],
+            read_waiters: VecDeque::new(),
+            read_waiters_base: 0,
+            next_waiter: vec![NO_DIE; geo.dies() as usize],
+            pu_reads_from: [0; 2],
+            read_run_start: 0,
+            in_read_run: false,
             gc_reads: InOrderTracker::default(),
             pu_done: [InOrderTracker::default(), InOrderTracker::default()],
             victims: VecDeque::new(),
@@ -485,7 +511,7 @@ impl SimSsd {
             HostOp::Read => self.dispatch_read(slot, c),
             HostOp::Write => {
                 let x0 = self.now.max(self.pcie_in_free);
-                self.pcie_in_free = x0 + transfer_ns(c.len as u64, self.pcie_bps);
+                self.pcie_in_free = x0 + self.pcie_ns(c.len);
                 self.cmds[slot as usize].data_ready = self.pcie_in_free;
                 self.counters.host_write_bytes += c.len as u64;
                 self.counters.host_writes += 1;
@@ -546,10 +572,20 @@ impl SimSsd {
         self.flash.submit(self.now, NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes));
     }
 
+    /// PCIe transfer time of `len` bytes; the last size is remembered (runs use one or two
+    /// sizes), saving a division per command.
+    #[inline]
+    fn pcie_ns(&mut self, len: u32) -> SimTime {
+        if self.pcie_memo.0 != len {
+            self.pcie_memo = (len, transfer_ns(len as u64, self.pcie_bps));
+        }
+        self.pcie_memo.1
+    }
+
     fn finish_read(&mut self, slot: u32, len: u32) {
         let ready = self.now + self.read_overhead_ns;
         let x0 = ready.max(self.pcie_out_free);
-        self.pcie_out_free = x0 + transfer_ns(len as u64, self.pcie_bps);
+        self.pcie_out_free = x0 + self.pcie_ns(len);
         self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
     }
 
@@ -607,6 +643,7 @@ impl SimSsd {
         for e in ev.drain(..) {
             match e {
                 CoreEvent::Program { die, block, mus, host_mus, stream } => {
+                    self.in_read_run = false;
                     let seq = self.pu_done[stream as usize].issue();
                     let rec = PuRec { block, die, mus, host_mus, stream, seq };
                     let slot = match self.free_pus.pop() {
@@ -619,20 +656,36 @@ impl SimSsd {
                             (self.pus.len() - 1) as u32
                         }
                     };
-                    let reads_pending = self.gc_reads.watermark() < self.gc_reads.next();
-                    if !self.waiting_programs.is_empty() || (host_mus < mus && reads_pending) {
-                        self.waiting_programs.push_back((self.gc_reads.next(), slot));
+                    // The unit carries relocated data read by GC reads lo..hi: those of the word
+                    // lines moved since the stream's previous unit, plus the last word line
+                    // before it (its remaining units may have spilled into this one). The
+                    // next unit may still take data of the current word line.
+                    let (lo, hi) = (self.pu_reads_from[stream as usize], self.gc_reads.next());
+                    self.pu_reads_from[stream as usize] = self.read_run_start;
+                    let reads_pending = host_mus < mus && !self.gc_reads.all_done(lo, hi);
+                    let q = &mut self.waiting_programs[die as usize];
+                    if reads_pending || !q.is_empty() {
+                        let hi = if host_mus < mus { hi } else { lo }; // host data needs no read
+                        q.push_back((lo, hi, slot));
+                        if q.len() == 1 {
+                            self.release_die_programs(die);
+                        }
                     } else {
                         self.submit_program(slot);
                     }
                 }
                 CoreEvent::GcRead { die, page_type, planes, bytes } => {
                     let seq = self.gc_reads.issue();
+                    if !self.in_read_run {
+                        self.read_run_start = seq;
+                        self.in_read_run = true;
+                    }
                     self.flash
                         .submit(self.now, NandOp::background_read(TAG_GC_READ | seq, die, page_type, planes, bytes));
                 }
             }
         }
+        self.in_read_run = false;
     }
 
     fn submit_program(&mut self, slot: u32) {
@@ -641,12 +694,48 @@ impl SimSsd {
         self.flash.submit(self.now, NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes));
     }
 
-    fn release_waiting_programs(&mut self) {
-        while let Some(&(dep, slot)) = self.waiting_programs.front() {
-            if dep > self.gc_reads.watermark() {
-                break;
+    /// GC read `seq` finished: re-examines the dies whose first waiting program needed it.
+    /// A program waits only for its own data's reads, not for unrelated reads queued on other
+    /// dies.
+    fn release_waiting_programs(&mut self, seq: u64) {
+        let Some(i) = seq.checked_sub(self.read_waiters_base) else { return };
+        if let Some(slot) = self.read_waiters.get_mut(i as usize) {
+            let mut die = std::mem::replace(slot, NO_DIE);
+            while die != NO_DIE {
+                let next = self.next_waiter[die as usize];
+                self.release_die_programs(die); // may link `die` under another read
+                die = next;
             }
-            self.waiting_programs.pop_front();
+        }
+        // Drop the entries of completed reads from the front.
+        let done = self.gc_reads.watermark();
+        while self.read_waiters_base < done && self.read_waiters.front() == Some(&NO_DIE) {
+            self.read_waiters.pop_front();
+            self.read_waiters_base += 1;
+        }
+    }
+
+    /// Submits the waiting programs of `die` whose reads are done, in order, and parks the first
+    /// one still waiting under the next read it needs.
+    fn release_die_programs(&mut self, die: u32) {
+        while let Some(&(lo, hi, slot)) = self.waiting_programs[die as usize].front() {
+            if let Some(next) = self.gc_reads.first_pending(lo, hi) {
+                if self.read_waiters.is_empty() {
+                    self.read_waiters_base = next;
+                }
+                while next < self.read_waiters_base {
+                    self.read_waiters.push_front(NO_DIE);
+                    self.read_waiters_base -= 1;
+                }
+                let i = (next - self.read_waiters_base) as usize;
+                if self.read_waiters.len() <= i {
+                    self.read_waiters.resize(i + 1, NO_DIE);
+                }
+                self.next_waiter[die as usize] = self.read_waiters[i];
+                self.read_waiters[i] = die;
+                return;
+            }
+            self.waiting_programs[die as usize].pop_front();
             self.submit_program(slot);
         }
     }
@@ -664,7 +753,7 @@ impl SimSsd {
             }
             TAG_GC_READ => {
                 self.gc_reads.complete(id);
-                self.release_waiting_programs();
+                self.release_waiting_programs(id);
                 if self.plp {
                     self.erase_ready_victims();
                 }

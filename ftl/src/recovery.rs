@@ -229,8 +229,14 @@ impl SimSsd {
         self.pcie_out_free = self.now;
         self.pus.clear();
         self.free_pus.clear();
-        self.waiting_programs.clear();
+        for q in &mut self.waiting_programs {
+            q.clear();
+        }
+        self.read_waiters.clear();
+        self.read_waiters_base = self.gc_reads.next();
         self.gc_reads.reset();
+        self.pu_reads_from = [self.gc_reads.next(); 2];
+        self.in_read_run = false;
         for t in &mut self.pu_done {
             t.reset();
         }

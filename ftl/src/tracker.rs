@@ -43,6 +43,21 @@ impl InOrderTracker {
         self.base
     }
 
+    /// The first sequence in `lo..hi` not yet completed, if any.
+    pub fn first_pending(&self, lo: u64, hi: u64) -> Option<u64> {
+        if hi <= self.base {
+            return None;
+        }
+        let from = (lo.max(self.base) - self.base) as usize;
+        let to = ((hi - self.base) as usize).min(self.done.len());
+        self.done.range(from..to).position(|&d| !d).map(|i| self.base + (from + i) as u64)
+    }
+
+    /// Whether every sequence in `lo..hi` has completed.
+    pub fn all_done(&self, lo: u64, hi: u64) -> bool {
+        self.first_pending(lo, hi).is_none()
+    }
+
     /// Forgets outstanding sequences (power loss): all issued count as done.
     pub fn reset(&mut self) {
         self.done.clear();
@@ -66,5 +81,21 @@ mod tests {
         assert_eq!(t.watermark(), 2);
         t.complete(c);
         assert_eq!(t.watermark(), 3);
+    }
+
+    #[test]
+    fn ranges_complete_independently_of_earlier_sequences() {
+        let mut t = InOrderTracker::default();
+        let s: Vec<u64> = (0..5).map(|_| t.issue()).collect();
+        t.complete(s[3]);
+        t.complete(s[4]);
+        assert!(t.all_done(3, 5));
+        assert!(!t.all_done(2, 5));
+        assert_eq!(t.first_pending(1, 5), Some(1));
+        assert_eq!(t.first_pending(3, 5), None);
+        assert!(!t.all_done(0, 1));
+        t.complete(s[0]);
+        assert!(t.all_done(0, 1) && t.all_done(0, 0));
+        assert!(!t.all_done(0, 5));
     }
 }
