@@ -202,7 +202,7 @@ impl FtlCore {
     /// Where the open program unit of `stream` continues, opening one if needed: the first free
     /// physical unit, its block, and how many units the program unit still takes. The caller
     /// binds data to a prefix of them and then calls [`Self::commit`].
-    #[inline]
+    #[inline(always)]
     fn unit_room(&mut self, stream: usize) -> Result<(u32, u32, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
@@ -218,7 +218,7 @@ impl FtlCore {
     /// data, `host` of those host data): advances the write pointer, adds the valid count (the
     /// block is still open, so no bucket moves) and, when the unit is full, emits its program
     /// and closes the block if that was its last unit.
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self, stream: usize, n: u32, live: u32, host: u32, out: &mut Vec<CoreEvent>) {
         let si = self.stream_index(stream);
         let s = &mut self.streams[si];
@@ -266,6 +266,7 @@ impl FtlCore {
         s
     }
 
+    #[inline(always)]
     fn unmap_old(&mut self, lpn: u32) {
         let old = self.l2p[lpn as usize];
         if old != NONE {
@@ -275,6 +276,7 @@ impl FtlCore {
     }
 
     /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
+    #[inline]
     pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
         let (ppn, _, _) = self.unit_room(HOST)?;
         self.unmap_old(lpn);

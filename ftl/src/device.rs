@@ -498,6 +498,7 @@ impl SimSsd {
         None
     }
 
+    #[inline]
     fn finish(&mut self, slot: u32) -> HostCompletion {
         let c = self.cmds[slot as usize];
         self.free_cmds.push(slot);
@@ -505,6 +506,7 @@ impl SimSsd {
         HostCompletion { tag: c.tag, op: c.op, len_bytes: c.len, submit_ns: c.submit, complete_ns: self.now }
     }
 
+    #[inline]
     fn dispatch(&mut self, slot: u32) {
         let c = self.cmds[slot as usize];
         match c.op {

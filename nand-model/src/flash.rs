@@ -272,6 +272,7 @@ impl Flash {
         None
     }
 
+    #[inline]
     fn start_next(&mut self, now: SimTime, die: u32) {
         let d = &mut self.dies[die as usize];
         let next = d.reads.pop_front().or_else(|| d.background_reads.pop_front()).or_else(|| d.writes.pop_front());
@@ -281,6 +282,7 @@ impl Flash {
     }
 
     /// Starts `op` at `now` if the power governor admits it, else holds it on its die.
+    #[inline]
     fn start(&mut self, now: SimTime, op: NandOp) {
         if self.governor.as_deref().is_some_and(Governor::capped) {
             let (e, p) = self.cost(&op);
@@ -355,6 +357,7 @@ impl Flash {
     }
 
     /// Books the die and channel for `op` starting no earlier than `now`.
+    #[inline]
     fn book(&mut self, now: SimTime, op: NandOp) {
         let t = &self.timing;
         let ch = self.geo.channel_of(op.die) as usize;
@@ -447,6 +450,7 @@ impl Flash {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn account(
         &mut self,
         now: SimTime,
