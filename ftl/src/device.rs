@@ -243,6 +243,9 @@ pub struct SimSsd {
     pub(crate) victims: VecDeque<(u32, u64)>,
     pub(crate) pending_erases: u32,
     pub(crate) scratch: Vec<CoreEvent>,
+    /// Core events of host writes being admitted (apart from `scratch`, which GC uses while
+    /// admission may be under way).
+    pub(crate) admit_events: Vec<CoreEvent>,
     pub(crate) stall: Stall,
     pub(crate) pacing: Option<Pacing>,
     pub(crate) counters: Counters,
@@ -352,6 +355,7 @@ impl SimSsd {
             victims: VecDeque::new(),
             pending_erases: 0,
             scratch: Vec::new(),
+            admit_events: Vec::new(),
             stall: Stall::None,
             pacing: None,
             counters: Counters::default(),
@@ -608,16 +612,18 @@ impl SimSsd {
                     self.maybe_gc();
                     return;
                 }
-                let mut ev = std::mem::take(&mut self.scratch);
                 // host_can_write() was checked just above, so the write cannot fail.
-                let _ = self.core.write(c.first_lpn + next, &mut ev);
+                let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
                 self.buffer_used_mus += 1;
                 if let Some(p) = self.pacing.as_mut() {
                     p.host_mus = p.host_mus.saturating_add(1);
                 }
                 next += 1;
-                self.run_core_events(&mut ev);
-                self.scratch = ev;
+                if !self.admit_events.is_empty() {
+                    let mut ev = std::mem::take(&mut self.admit_events);
+                    self.run_core_events(&mut ev);
+                    self.admit_events = ev;
+                }
             }
             self.set_stall(Stall::None);
             self.pending_writes.pop_front();
