@@ -426,11 +426,20 @@ impl FtlCore {
         let l = &self.layout;
         let base = l.first_ppn(victim);
         let written = self.blocks.write_ptr[victim as usize];
-        let first = (base + (wl * l.mus_per_pu).min(written)) as usize;
-        let end = (base + written.min((wl + 1) * l.mus_per_pu)) as usize;
-        for ppn in first..end {
-            if self.is_live(ppn as u32) {
+        let first = base + (wl * l.mus_per_pu).min(written);
+        let end = base + written.min((wl + 1) * l.mus_per_pu);
+        if end - first <= 128 {
+            let mut live = self.live_bits(first, end - first);
+            while live != 0 {
+                let ppn = (first + live.trailing_zeros()) as usize;
+                live &= live - 1;
                 prefetch(&self.l2p, self.p2l[ppn] as usize);
+            }
+            return;
+        }
+        for ppn in first..end {
+            if self.is_live(ppn) {
+                prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
             }
         }
     }
@@ -504,12 +513,38 @@ impl FtlCore {
         let mut rest = live;
         while rest != 0 {
             let ppn = first + rest.trailing_zeros();
-            rest &= rest - 1;
             if !self.move_unit(ppn, &mut run, out) {
                 break;
             }
+            rest &= rest - 1;
         }
+        // The moved units leave the victim: their live bits go in one pass.
+        self.clear_live_bits(first, live & !rest);
         self.end_moves(victim, run, out);
+    }
+
+    /// Clears the live bits of units `first + i` for each bit i set in `mask`.
+    fn clear_live_bits(&mut self, first: u32, mask: u128) {
+        let (mut m, mut pos) = (mask, first);
+        while m != 0 {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = 64 - b;
+            self.valid_bits[w] &= !((m as u64) << b);
+            m = if take >= 128 { 0 } else { m >> take };
+            pos += take;
+        }
+    }
+
+    /// Sets the live bits of units `lo..lo + n` (a committed run of relocated units).
+    fn set_live_range(&mut self, lo: u32, n: u32) {
+        let (mut pos, end) = (lo, lo + n);
+        while pos < end {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = (64 - b).min(end - pos);
+            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << b };
+            self.valid_bits[w] |= mask;
+            pos += take;
+        }
     }
 
     /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
@@ -518,15 +553,18 @@ impl FtlCore {
     #[inline(always)]
     fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
         if run.room == 0 {
-            if run.len > 0 {
-                self.commit(GC, run.len, run.len, 0, out);
-            }
+            self.commit_run(run, out);
             let Ok((dst, _, room)) = self.unit_room(GC) else { return false };
             (run.dst, run.room, run.len) = (dst, room, 0);
         }
+        // The caller clears the victim's live bit; the new one is set when the run commits.
         let lpn = self.p2l[ppn as usize];
-        self.clear_valid_bit(ppn);
-        self.bind(lpn, run.dst);
+        self.l2p[lpn as usize] = run.dst;
+        self.p2l[run.dst as usize] = lpn;
+        if self.cfg.track_sequence {
+            let s = self.next_sequence();
+            self.seq[run.dst as usize] = s;
+        }
         run.dst += 1;
         run.room -= 1;
         run.len += 1;
@@ -534,11 +572,18 @@ impl FtlCore {
         true
     }
 
-    /// Commits the last partial run and settles the victim's count and the GC statistics.
-    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+    /// Commits the units bound in `run` (if any) and sets their live bits.
+    #[inline]
+    fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
         if run.len > 0 {
+            self.set_live_range(run.dst - run.len, run.len);
             self.commit(GC, run.len, run.len, 0, out);
         }
+    }
+
+    /// Commits the last partial run and settles the victim's count and the GC statistics.
+    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+        self.commit_run(&run, out);
         self.blocks.valid[victim as usize] -= run.moved;
         self.stats.gc_write_mus += run.moved as u64;
     }
@@ -588,6 +633,7 @@ impl FtlCore {
                 if !self.move_unit(ppn, &mut run, out) {
                     break 'words;
                 }
+                self.clear_valid_bit(ppn);
             }
             w += 1;
         }
