@@ -44,6 +44,10 @@ pub struct ControllerConfig {
     /// Logical-to-physical mapping unit, bytes (4096 or 16384).
     #[serde(default = "d_4096")]
     pub mapping_unit_bytes: u32,
+    /// Sequential read-ahead: after two host reads in a row continue one another, the
+    /// controller keeps this much of the following data read into DRAM, KiB (0 = off).
+    #[serde(default)]
+    pub read_ahead_kib: u32,
 }
 
 /// GC victim selection policy.
@@ -197,6 +201,7 @@ impl ControllerConfig {
         check_f64("controller.read_overhead_us", self.read_overhead_us, 0.0, 1_000.0)?;
         check_f64("controller.write_ack_us", self.write_ack_us, 0.0, 1_000.0)?;
         check_u64("controller.write_buffer_mib", self.write_buffer_mib.into(), 1, 65_536)?;
+        check_u64("controller.read_ahead_kib", self.read_ahead_kib.into(), 0, 1 << 20)?;
         if ![4096, 8192, 16384].contains(&self.mapping_unit_bytes) {
             return Err(ConfigError::new(
                 "controller.mapping_unit_bytes",

@@ -13,6 +13,7 @@ use crate::core::{CoreConfig, CoreEvent, FtlCore, Step};
 use crate::dev_events::{Class, DevEvents};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
+use crate::read_ahead::ReadAhead;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
 use nand_model::time::{transfer_ns, us_to_ns};
@@ -131,6 +132,7 @@ const TAG_READ: u64 = 1 << 56;
 const TAG_GC_READ: u64 = 2 << 56;
 const TAG_PROG: u64 = 3 << 56;
 const TAG_ERASE: u64 = 4 << 56;
+const TAG_RA: u64 = 5 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
 const NO_DIE: u32 = u32::MAX;
 
@@ -252,6 +254,8 @@ pub struct SimSsd {
     pub(crate) controller_idle_w: f64,
     pub(crate) host_j_per_byte: f64,
     pub(crate) plp: bool,
+    /// Sequential read-ahead (None when the profile turns it off).
+    pub(crate) read_ahead: Option<ReadAhead>,
 }
 
 impl SimSsd {
@@ -362,6 +366,8 @@ impl SimSsd {
             controller_idle_w: prof.power.controller_idle_w,
             host_j_per_byte: prof.power.host_pj_per_byte * 1e-12,
             plp: opts.plp.unwrap_or(ctrl.plp),
+            read_ahead: (ctrl.read_ahead_kib > 0)
+                .then(|| ReadAhead::new(((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32)),
         })
     }
 
@@ -521,10 +527,16 @@ impl SimSsd {
                 self.cmds[slot as usize].data_ready = self.pcie_in_free;
                 self.counters.host_write_bytes += c.len as u64;
                 self.counters.host_writes += 1;
+                if let Some(ra) = self.read_ahead.as_mut() {
+                    ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
+                }
                 self.pending_writes.push_back(slot);
                 self.try_admit();
             }
             HostOp::Trim => {
+                if let Some(ra) = self.read_ahead.as_mut() {
+                    ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
+                }
                 for lpn in c.first_lpn..c.first_lpn + c.mus {
                     self.core.trim(lpn);
                 }
@@ -537,6 +549,23 @@ impl SimSsd {
     fn dispatch_read(&mut self, slot: u32, c: Cmd) {
         self.counters.host_read_bytes += c.len as u64;
         self.counters.host_reads += 1;
+        if let Some(ra) = self.read_ahead.as_mut() {
+            if ra.on_read(c.first_lpn, c.mus) {
+                // Served from the read-ahead window in DRAM, once its reads are in.
+                match ra.wait_for(c.first_lpn, c.first_lpn + c.mus, slot) {
+                    0 => self.finish_read_dram(slot, c.len),
+                    n => self.cmds[slot as usize].pending = n,
+                }
+                self.read_ahead_more();
+                return;
+            }
+        }
+        self.read_from_nand(slot, c);
+        self.read_ahead_more();
+    }
+
+    /// A host read the read-ahead window does not hold: page reads on NAND.
+    fn read_from_nand(&mut self, slot: u32, c: Cmd) {
         let l = self.core.layout;
         let mut ops = 0;
         // Consecutive units on one NAND page make one page read.
@@ -571,6 +600,58 @@ impl SimSsd {
         }
     }
 
+    /// Extends the read-ahead window: the units after the stream's last read are read into DRAM,
+    /// one group per word line (a multi-plane read per page type), units in the write buffer or
+    /// unmapped need no read.
+    fn read_ahead_more(&mut self) {
+        let Some((from, to)) = self.read_ahead.as_ref().and_then(|ra| ra.wanted(self.core.user_mus())) else {
+            return;
+        };
+        let l = self.core.layout;
+        let mus_per_plane_wl = l.mus_per_page * l.geo.bits_per_cell;
+        // Where a unit's data is on NAND: (block, word line, plane, page type); None when it needs
+        // no NAND read (unmapped, or still in the write buffer).
+        let locate = |core: &FtlCore, lpn: u32| {
+            let ppn = core.lookup(lpn)?;
+            let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
+            (off < core.blocks.prog_done[block as usize]).then(|| {
+                let in_wl = off % l.mus_per_pu;
+                (block, off / l.mus_per_pu, in_wl / mus_per_plane_wl, l.page_type(off) as usize)
+            })
+        };
+        let mut lpn = from;
+        while lpn < to {
+            let start = lpn;
+            let first = locate(&self.core, lpn);
+            let wl_of = |x: Option<(u32, u32, u32, usize)>| x.map(|(b, w, _, _)| (b, w));
+            // Per page type: planes touched (bit mask) and bytes.
+            let (mut planes, mut bytes) = ([0u32; 4], [0u32; 4]);
+            while lpn < to {
+                let here = if lpn == start { first } else { locate(&self.core, lpn) };
+                if wl_of(here) != wl_of(first) {
+                    break;
+                }
+                if let Some((_, _, p, t)) = here {
+                    planes[t.min(3)] |= 1 << p;
+                    bytes[t.min(3)] += self.mu_bytes;
+                }
+                lpn += 1;
+            }
+            let reads = planes.iter().filter(|&&m| m != 0).count() as u32;
+            let Some(ra) = self.read_ahead.as_mut() else { return };
+            let id = ra.add_group(start, lpn, reads);
+            if let Some((block, _, _, _)) = first {
+                for t in 0..4 {
+                    if planes[t] != 0 {
+                        let die = l.die_of_block(block);
+                        let op = NandOp::read(TAG_RA | id as u64, die, t as u8, planes[t].count_ones() as u8, bytes[t]);
+                        self.flash.submit(self.now, op);
+                    }
+                }
+            }
+        }
+    }
+
     fn issue_host_read(&mut self, slot: u32, (block, page, bytes): (u32, u32, u32)) {
         let l = self.core.layout;
         let die = l.die_of_block(block);
@@ -586,6 +667,15 @@ impl SimSsd {
             self.pcie_memo = (len, transfer_ns(len as u64, self.pcie_bps));
         }
         self.pcie_memo.1
+    }
+
+    /// A read served from the read-ahead window: decoded when it was prefetched, so only the DMA
+    /// out of DRAM and the completion remain (the write path's acknowledgement time).
+    fn finish_read_dram(&mut self, slot: u32, len: u32) {
+        let ready = self.now + self.write_ack_ns;
+        let x0 = ready.max(self.pcie_out_free);
+        self.pcie_out_free = x0 + self.pcie_ns(len);
+        self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
     }
 
     fn finish_read(&mut self, slot: u32, len: u32) {
@@ -757,6 +847,17 @@ impl SimSsd {
                 if c.pending == 0 {
                     let len = c.len;
                     self.finish_read(id as u32, len);
+                }
+            }
+            TAG_RA => {
+                let Some(ra) = self.read_ahead.as_mut() else { return };
+                for slot in ra.read_done(id as u32) {
+                    let c = &mut self.cmds[slot as usize];
+                    c.pending -= 1;
+                    if c.pending == 0 {
+                        let len = c.len;
+                        self.finish_read_dram(slot, len);
+                    }
                 }
             }
             TAG_GC_READ => {

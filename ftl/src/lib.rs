@@ -14,6 +14,7 @@ pub mod gc_policy;
 pub mod instant;
 pub mod layout;
 pub mod profile;
+pub mod read_ahead;
 pub mod recovery;
 pub mod tracker;
 pub mod wa_model;

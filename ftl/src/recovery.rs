@@ -242,6 +242,9 @@ impl SimSsd {
         }
         self.victims.clear();
         self.pacing = None;
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.reset();
+        }
         self.pending_erases = 0;
     }
 }
