@@ -44,7 +44,7 @@ pub struct ControllerConfig {
     /// Logical-to-physical mapping unit, bytes (4096 or 16384).
     #[serde(default = "d_4096")]
     pub mapping_unit_bytes: u32,
-    /// Sequential read-ahead: after two host reads in a row continue one another, the
+    /// Sequential read-ahead: after three host reads in a row continue one another, the
     /// controller keeps this much of the following data read into DRAM, KiB (0 = off).
     #[serde(default)]
     pub read_ahead_kib: u32,

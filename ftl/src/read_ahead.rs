@@ -1,4 +1,5 @@
-//! Sequential read-ahead bookkeeping: detects a host read stream that continues itself and keeps
+//! Sequential read-ahead bookkeeping: detects a host read stream that continues itself (three
+//! reads in a row, among up to eight interleaved streams) and keeps
 //! a window of the following data read into controller DRAM, so that a QD1 sequential reader is
 //! served at DRAM and PCIe speed rather than waiting one tR per command (drives document this;
 //! the 7a40 reaches 5.8 GB/s at QD1 with it).
@@ -16,13 +17,33 @@ struct Group {
     waiters: Vec<u32>,
 }
 
-/// Read-ahead state of one drive (one sequential stream is tracked).
+/// A stream opens the window once it has continued itself this many times (three reads in a
+/// row): random reads that happen to start where another read ended must not set off a prefetch.
+const MIN_RUN: u32 = 2;
+
+/// A new window holds this many of its owner's reads (then doubles per read served from it).
+const INITIAL_READS: u32 = 4;
+
+/// Recent read streams remembered: a read continuing any of them is sequential, so one
+/// sequential job among random ones (several fio jobs, a VDBench mix) is still recognised.
+const STREAMS: usize = 8;
+
+/// Read-ahead state of one drive: up to [`STREAMS`] streams are recognised, the one that last
+/// continued itself owns the window.
 #[derive(Clone, Debug)]
 pub struct ReadAhead {
     window_mus: u32,
-    /// The LPN after the last host read, and how many reads in a row started there.
+    /// The LPN after each recent stream's last read (u32::MAX: unused), replaced round-robin.
+    stream_end: [u32; STREAMS],
+    /// Reads in a row each stream has continued itself.
+    stream_run: [u32; STREAMS],
+    next_stream: usize,
+    /// The LPN after the window owner's last read, once a stream has continued itself.
     next_expected: u32,
     streak: u32,
+    /// Current window size: starts at a few of the owner's reads and doubles each time the
+    /// owner reads from it, up to `window_mus` (a short run wastes little; a long one gets all).
+    cur_mus: u32,
     /// Groups of the window in LPN order: (first LPN, end LPN, group id). They tile
     /// `window_lo..window_hi` without gaps.
     window: VecDeque<(u32, u32, u32)>,
@@ -35,8 +56,12 @@ impl ReadAhead {
     pub fn new(window_mus: u32) -> ReadAhead {
         ReadAhead {
             window_mus,
+            stream_end: [u32::MAX; STREAMS],
+            stream_run: [0; STREAMS],
+            next_stream: 0,
             next_expected: u32::MAX,
             streak: 0,
+            cur_mus: 0,
             window: VecDeque::new(),
             window_hi: 0,
             groups: Vec::new(),
@@ -48,15 +73,37 @@ impl ReadAhead {
     /// [`Self::wait_for`] attaches the command to what is still being read).
     pub fn on_read(&mut self, first: u32, mus: u32) -> bool {
         let end = first.saturating_add(mus);
-        if first == self.next_expected {
-            self.streak += 1;
-        } else {
-            self.streak = 0;
-        }
-        self.next_expected = end;
         let covered = self.window.front().is_some_and(|w| w.0 <= first) && end <= self.window_hi;
-        if !covered && self.streak == 0 {
-            self.drop_window(); // the stream moved elsewhere
+        let owner = first == self.next_expected || covered;
+        let continued = self.stream_end.iter().position(|&e| e == first);
+        let run = match continued {
+            Some(i) => {
+                self.stream_end[i] = end;
+                self.stream_run[i] += 1;
+                self.stream_run[i]
+            }
+            None => {
+                self.stream_end[self.next_stream] = end;
+                self.stream_run[self.next_stream] = 0;
+                self.next_stream = (self.next_stream + 1) % STREAMS;
+                0
+            }
+        };
+        if owner {
+            self.streak += 1;
+            self.next_expected = end;
+            if covered {
+                self.cur_mus = self.cur_mus.saturating_mul(2).min(self.window_mus);
+            }
+        } else if run >= MIN_RUN {
+            // Another stream has continued itself often enough: it takes the window over.
+            self.drop_window();
+            self.streak = 1;
+            self.next_expected = end;
+            self.cur_mus = mus.saturating_mul(INITIAL_READS).min(self.window_mus);
+            return false;
+        } else {
+            return false; // a read of no stream: the window stays for its owner
         }
         // Data before this read has been consumed.
         while let Some(&(_, hi, id)) = self.window.front() {
@@ -92,7 +139,7 @@ impl ReadAhead {
             return None;
         }
         let from = self.window_hi.max(self.next_expected);
-        let to = self.next_expected.saturating_add(self.window_mus).min(user_mus);
+        let to = self.next_expected.saturating_add(self.cur_mus).min(user_mus);
         (from < to).then_some((from, to))
     }
 
@@ -164,40 +211,72 @@ mod tests {
     use super::*;
 
     #[test]
-    fn starts_after_two_reads_in_a_row_and_serves_the_window() {
+    fn starts_after_three_reads_in_a_row_and_serves_the_window() {
         let mut ra = ReadAhead::new(64);
         assert!(!ra.on_read(0, 32));
-        assert_eq!(ra.wanted(1000), None, "one read is not a stream");
         assert!(!ra.on_read(32, 32));
-        assert_eq!(ra.wanted(1000), Some((64, 128)));
-        let g = ra.add_group(64, 96, 2);
-        ra.add_group(96, 128, 0);
-        assert!(ra.on_read(64, 32), "the next read lies in the window");
-        assert_eq!(ra.wait_for(64, 96, 7), 1);
+        assert_eq!(ra.wanted(1000), None, "two reads in a row may be chance");
+        assert!(!ra.on_read(64, 32));
+        assert_eq!(ra.wanted(1000), Some((96, 160)), "capped at the window size");
+        let g = ra.add_group(96, 128, 2);
+        ra.add_group(128, 160, 0);
+        assert!(ra.on_read(96, 32), "the next read lies in the window");
+        assert_eq!(ra.wait_for(96, 128, 7), 1);
         assert!(ra.read_done(g).is_empty());
         assert_eq!(ra.read_done(g), vec![7]);
-        assert_eq!(ra.wanted(1000), Some((128, 160)), "the window slides with the reader");
+        assert_eq!(ra.wanted(1000), Some((160, 192)), "the window slides with the reader");
     }
 
     #[test]
-    fn a_write_into_the_window_or_a_jump_drops_it() {
+    fn the_window_starts_small_and_doubles_while_it_is_used() {
+        let mut ra = ReadAhead::new(1024);
+        for k in 0..3 {
+            ra.on_read(k * 8, 8);
+        }
+        assert_eq!(ra.wanted(100_000), Some((24, 24 + 32)), "four reads' worth first");
+        ra.add_group(24, 56, 0);
+        assert!(ra.on_read(24, 8));
+        assert_eq!(ra.wanted(100_000), Some((56, 32 + 64)), "doubled after a hit");
+    }
+
+    #[test]
+    fn a_write_into_the_window_drops_it() {
         let mut ra = ReadAhead::new(64);
         ra.on_read(0, 8);
         ra.on_read(8, 8);
-        ra.add_group(16, 80, 0);
+        ra.on_read(16, 8);
+        ra.add_group(24, 56, 0);
         ra.invalidate(40, 41);
-        assert!(!ra.on_read(16, 8), "stale data is not served");
-        ra.add_group(24, 88, 0);
-        assert!(!ra.on_read(500, 8), "a jump is not covered");
-        assert_eq!(ra.wanted(1000), None);
+        assert!(!ra.on_read(24, 8), "stale data is not served");
+        assert_eq!(ra.wanted(1000), Some((32, 64)), "the stream goes on, the window is rebuilt");
+    }
+
+    #[test]
+    fn random_reads_between_sequential_ones_keep_the_window() {
+        let mut ra = ReadAhead::new(64);
+        ra.on_read(0, 8);
+        ra.on_read(500, 8); // another job's random read
+        ra.on_read(8, 8);
+        ra.on_read(600, 8);
+        ra.on_read(16, 8);
+        assert_eq!(ra.wanted(1000), Some((24, 56)));
+        ra.add_group(24, 56, 0);
+        ra.on_read(700, 8);
+        ra.on_read(508, 8); // continues a random read once: chance, not a stream
+        assert!(ra.on_read(24, 8), "the window outlived the random reads");
+        // A second stream that continues itself twice takes the window over.
+        ra.on_read(708, 8);
+        ra.on_read(716, 8);
+        assert_eq!(ra.wanted(1000), Some((724, 756)));
         assert!(ra.window.is_empty());
     }
 
     #[test]
     fn stops_at_the_end_of_the_namespace() {
         let mut ra = ReadAhead::new(64);
-        ra.on_read(900, 50);
-        ra.on_read(950, 40);
+        ra.on_read(900, 40);
+        ra.on_read(940, 40);
+        ra.on_read(980, 10);
         assert_eq!(ra.wanted(1000), Some((990, 1000)));
     }
 }
