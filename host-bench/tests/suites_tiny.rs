@@ -46,6 +46,60 @@ fn pts_iops_reaches_steady_state_with_56_cells() {
 }
 
 #[test]
+fn pts_throughput_has_two_segments_reads_faster_than_writes() {
+    let mut o = pts::PtsOptions::new(pts::PtsTest::Throughput);
+    o.cell_s = 0.3;
+    let mut b = bench();
+    let mut d = out("pts-tp");
+    let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
+    assert_eq!(r.segments.len(), 2, "128 KiB and 1 MiB");
+    for seg in &r.segments {
+        assert!(seg.reached(), "{}: tracking {:?}", seg.name, seg.tracking_values);
+        assert_eq!(seg.tracking, pts::Tracking::WriteMbps);
+        let t = seg.window_table();
+        let (rd, wr) =
+            (t.iter().find(|c| c.cell.read_pct == 100).unwrap(), t.iter().find(|c| c.cell.read_pct == 0).unwrap());
+        assert!(rd.cell.sequential && wr.cell.sequential);
+        // Sequential reads outrun sequential writes (tPROG >> tR), and bandwidth is bytes x IOPS.
+        assert!(rd.mbps > wr.mbps && wr.mbps > 0.0, "{}: read {} MB/s write {} MB/s", seg.name, rd.mbps, wr.mbps);
+        let bs = rd.cell.bs_bytes as f64;
+        assert!((rd.mbps - rd.iops * bs / 1e6).abs() / rd.mbps < 0.01, "{}: {rd:?}", seg.name);
+    }
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn pts_latency_is_qd1_and_grows_with_block_size_and_writes() {
+    let mut o = pts::PtsOptions::new(pts::PtsTest::Latency);
+    o.cell_s = 0.3;
+    let mut b = bench();
+    let mut d = out("pts-lat");
+    let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
+    let seg = &r.segments[0];
+    assert!(seg.reached(), "tracking {:?}", seg.tracking_values);
+    assert_eq!((seg.threads, seg.qd), (1, 1), "PTS latency runs T1Q1 whatever the options say");
+    let t = seg.window_table();
+    assert_eq!(t.len(), 9, "3 mixes x 3 block sizes");
+    let at = |m: u32, bs: u32| *t.iter().find(|c| c.cell.read_pct == m && c.cell.bs_bytes == bs).unwrap();
+    for m in [100, 65, 0] {
+        let (small, big) = (at(m, 512), at(m, 8192));
+        assert!(big.mean_us >= small.mean_us, "mix {m}: 8 KiB {} us < 512 B {} us", big.mean_us, small.mean_us);
+    }
+    for c in &t {
+        assert!(c.p99_999_us >= c.mean_us && c.max_us >= c.p99_999_us, "{c:?}");
+    }
+    // At QD1 the device is never idle within a cell: IOPS x mean latency ~ 1 in every round
+    // (Little's law with one I/O outstanding; per round, as averages of products differ).
+    for round in &seg.rounds {
+        for (cell, p) in seg.cells.iter().zip(round) {
+            let busy = p.iops * p.lat.mean_us / 1e6;
+            assert!(busy > 0.9 && busy <= 1.001, "{cell:?}: IOPS x latency {busy}");
+        }
+    }
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
 fn pts_wsat_falls_from_fob_to_steady_state() {
     let mut o = pts::PtsOptions::new(pts::PtsTest::Wsat);
     o.wsat_capacities = 3.0;
