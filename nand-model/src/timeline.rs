@@ -31,11 +31,9 @@ impl Timeline {
         }
         self.busy_ns_total += dur;
         let mut start = earliest;
-        let mut idx = 0;
-        // Skip intervals that end before we could start.
-        while idx < self.busy.len() && self.busy[idx].1 <= start {
-            idx += 1;
-        }
+        // Skip intervals that end before we could start: they are sorted and disjoint, so a
+        // binary search finds the first that does not.
+        let mut idx = self.busy.partition_point(|&(_, end)| end <= start);
         while idx < self.busy.len() {
             let (s, e) = self.busy[idx];
             if start + dur <= s {
