@@ -7,6 +7,7 @@
 //! by word line, each word line holding `planes x bits` pages of `page_bytes / mu` units (plane
 //! major), so a program unit (PU) is a contiguous run of `mus_per_pu` PPNs.
 
+use crate::fastdiv::FastDiv;
 use nand_model::Geometry;
 
 /// PPN / LPN sentinel for "nothing".
@@ -25,6 +26,9 @@ pub struct Layout {
     pub dies: u32,
     pub blocks_per_die: u32,
     pub blocks: u32,
+    /// `mus_per_block` and `blocks_per_die` as multiply-shift divisors (hot paths).
+    mpb_div: FastDiv,
+    bpd_div: FastDiv,
 }
 
 /// Why a layout is impossible.
@@ -74,6 +78,8 @@ impl Layout {
             dies,
             blocks_per_die: geo.blocks_per_plane,
             blocks: blocks as u32,
+            mpb_div: FastDiv::new(mus_per_block),
+            bpd_div: FastDiv::new(geo.blocks_per_plane),
         })
     }
 
@@ -82,16 +88,19 @@ impl Layout {
         self.blocks as u64 * self.mus_per_block as u64
     }
 
+    #[inline]
     pub fn die_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_die
+        self.bpd_div.div(block)
     }
 
+    #[inline]
     pub fn block_of(&self, ppn: u32) -> u32 {
-        ppn / self.mus_per_block
+        self.mpb_div.div(ppn)
     }
 
+    #[inline]
     pub fn offset_of(&self, ppn: u32) -> u32 {
-        ppn % self.mus_per_block
+        self.mpb_div.rem(ppn)
     }
 
     pub fn first_ppn(&self, block: u32) -> u32 {
