@@ -394,7 +394,7 @@ impl FtlCore {
     pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
         let Some((victim, mut wl)) = self.reloc else { return Step::Done };
         let written = self.blocks.write_ptr[victim as usize];
-        let wls = written.div_ceil(self.layout.mus_per_pu);
+        let wls = self.layout.wls_written(written);
         self.prefetch_wl(victim, wl);
         let mut n = 0;
         while wl < wls && n < max_wls {

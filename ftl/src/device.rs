@@ -926,7 +926,7 @@ impl SimSsd {
             let Some(v) = self.core.pick_victim() else { break };
             let l = self.core.layout;
             let valid = self.core.blocks.valid[v as usize] as u64;
-            let wls_total = self.core.blocks.write_ptr[v as usize].div_ceil(l.mus_per_pu) as u64;
+            let wls_total = l.wls_written(self.core.blocks.write_ptr[v as usize]) as u64;
             self.core.start_relocation(v);
             let mut p = Pacing {
                 victim: v,

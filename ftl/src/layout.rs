@@ -7,8 +7,7 @@
 //! by word line, each word line holding `planes x bits` pages of `page_bytes / mu` units (plane
 //! major), so a program unit (PU) is a contiguous run of `mus_per_pu` PPNs.
 
-use crate::fastdiv::FastDiv;
-use nand_model::Geometry;
+use nand_model::{FastDiv, Geometry};
 
 /// PPN / LPN sentinel for "nothing".
 pub const NONE: u32 = u32::MAX;
@@ -29,6 +28,7 @@ pub struct Layout {
     /// `mus_per_block` and `blocks_per_die` as multiply-shift divisors (hot paths).
     mpb_div: FastDiv,
     bpd_div: FastDiv,
+    pu_div: FastDiv,
 }
 
 /// Why a layout is impossible.
@@ -80,6 +80,7 @@ impl Layout {
             blocks: blocks as u32,
             mpb_div: FastDiv::new(mus_per_block),
             bpd_div: FastDiv::new(geo.blocks_per_plane),
+            pu_div: FastDiv::new(mus_per_pu),
         })
     }
 
@@ -101,6 +102,12 @@ impl Layout {
     #[inline]
     pub fn offset_of(&self, ppn: u32) -> u32 {
         self.mpb_div.rem(ppn)
+    }
+
+    /// Word lines (program units) a block holds data in, with `written` units written.
+    #[inline]
+    pub fn wls_written(&self, written: u32) -> u32 {
+        self.pu_div.div(written + self.mus_per_pu - 1)
     }
 
     pub fn first_ppn(&self, block: u32) -> u32 {

@@ -10,7 +10,6 @@ pub mod core;
 mod dev_events;
 pub mod device;
 pub mod die_mask;
-pub mod fastdiv;
 pub mod gc_policy;
 pub mod instant;
 pub mod layout;

@@ -9,6 +9,7 @@
 
 use crate::energy::Energy;
 use crate::event::EventQueue;
+use crate::fastdiv::FastDiv;
 use crate::geometry::Geometry;
 use crate::governor::{Admission, Governor};
 use crate::time::SimTime;
@@ -126,6 +127,10 @@ pub struct Flash {
     /// Reads in flight during a suspension: (op, start, governor credit W), and free slots.
     suspended: Vec<(NandOp, SimTime, f64)>,
     free_suspended: Vec<u32>,
+    /// (bytes, ns) of the last channel transfer time computed.
+    xfer_memo: (u32, SimTime),
+    /// Dies map to channels round-robin (`die % channels`).
+    ch_div: FastDiv,
     stats: FlashStats,
     trace_hash: u64,
     queued: usize,
@@ -147,6 +152,8 @@ impl Flash {
             events: EventQueue::new(),
             suspended: Vec::new(),
             free_suspended: Vec::new(),
+            xfer_memo: (u32::MAX, 0),
+            ch_div: FastDiv::new(geo.channels),
             stats: FlashStats::default(),
             trace_hash: FNV_OFFSET,
             queued: 0,
@@ -356,13 +363,23 @@ impl Flash {
         }
     }
 
+    /// Channel transfer time of `bytes`; the last size is remembered (a run uses a handful of
+    /// sizes), saving a division per operation.
+    #[inline]
+    fn xfer_ns(&mut self, bytes: u32) -> SimTime {
+        if self.xfer_memo.0 != bytes {
+            self.xfer_memo = (bytes, self.timing.transfer_ns(bytes));
+        }
+        self.xfer_memo.1
+    }
+
     /// Books the die and channel for `op` starting no earlier than `now`.
     #[inline]
     fn book(&mut self, now: SimTime, op: NandOp) {
-        let t = &self.timing;
-        let ch = self.geo.channel_of(op.die) as usize;
+        let ch = self.ch_div.rem(op.die) as usize; // geo.channel_of without a divide
         let planes = op.planes.max(1) as u32;
-        let xfer = t.transfer_ns(op.bytes);
+        let xfer = self.xfer_ns(op.bytes);
+        let t = &self.timing;
         let (start, end, array_ns, array_w) = match op.kind {
             OpKind::Read => {
                 let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns);

@@ -1,7 +1,7 @@
 //! # nand-model
 //!
 //! The lowest crate of ssdlab: the definitions every other crate shares (simulated time, ids, the
-//! event queue, seeded RNG streams, configuration errors) and a discrete-event model of a NAND
+//! event queue, seeded RNG streams, configuration errors, fast run-time divisors) and a discrete-event model of a NAND
 //! flash array: channels, dies, planes, blocks and pages with per-cell-type timing and per-operation
 //! energy.
 //!
@@ -23,6 +23,7 @@
 pub mod config_error;
 pub mod energy;
 pub mod event;
+pub mod fastdiv;
 pub mod flash;
 pub mod geometry;
 pub mod governor;
@@ -34,6 +35,7 @@ pub mod timing;
 pub use config_error::ConfigError;
 pub use energy::{Energy, EnergyConfig};
 pub use event::EventQueue;
+pub use fastdiv::FastDiv;
 pub use flash::{Flash, FlashStats, NandDone, NandOp, OpKind};
 pub use geometry::{CellType, Geometry, GeometryConfig};
 pub use governor::{Governor, GovernorConfig, GovernorError, GovernorStats, PowerInterval};
