@@ -48,7 +48,7 @@ impl<E: Copy> Fifo<E> {
         if self.head == self.buf.len() {
             self.buf.clear();
             self.head = 0;
-        } else if self.head % 4096 == 0 && self.head * 2 >= self.buf.len() {
+        } else if self.head & 4095 == 0 && self.head * 2 >= self.buf.len() {
             self.buf.drain(..self.head);
             self.head = 0;
         }

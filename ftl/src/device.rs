@@ -656,7 +656,10 @@ impl SimSsd {
         let l = self.core.layout;
         let die = l.die_of_block(block);
         let pt = l.page_type(page * l.mus_per_page);
-        self.flash.submit(self.now, NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes));
+        // Pages of a word line run plane by plane, each plane's pages by type.
+        let plane = (page % (l.geo.planes_per_die * l.geo.bits_per_cell)) / l.geo.bits_per_cell;
+        let op = NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes).on_plane(plane as u8);
+        self.flash.submit(self.now, op);
     }
 
     /// PCIe transfer time of `len` bytes; the last size is remembered (runs use one or two

@@ -91,23 +91,23 @@ impl Layout {
 
     #[inline]
     pub fn die_of_block(&self, block: u32) -> u32 {
-        self.bpd_div.div(block)
+        self.bpd_div.quotient(block)
     }
 
     #[inline]
     pub fn block_of(&self, ppn: u32) -> u32 {
-        self.mpb_div.div(ppn)
+        self.mpb_div.quotient(ppn)
     }
 
     #[inline]
     pub fn offset_of(&self, ppn: u32) -> u32 {
-        self.mpb_div.rem(ppn)
+        self.mpb_div.remainder(ppn)
     }
 
     /// Word lines (program units) a block holds data in, with `written` units written.
     #[inline]
     pub fn wls_written(&self, written: u32) -> u32 {
-        self.pu_div.div(written + self.mus_per_pu - 1)
+        self.pu_div.quotient(written + self.mus_per_pu - 1)
     }
 
     pub fn first_ppn(&self, block: u32) -> u32 {

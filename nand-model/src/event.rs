@@ -58,7 +58,7 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (time as u128) << 64 | seq as u128, event });
+        self.heap.push(Entry { key: ((time as u128) << 64) | seq as u128, event });
     }
 
     /// Time of the earliest event, if any.

@@ -18,7 +18,7 @@ impl FastDiv {
     }
 
     #[inline(always)]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quotient(self, n: u32) -> u32 {
         if self.c == 0 {
             return n;
         }
@@ -26,8 +26,8 @@ impl FastDiv {
     }
 
     #[inline(always)]
-    pub fn rem(self, n: u32) -> u32 {
-        n - self.div(n) * self.d
+    pub fn remainder(self, n: u32) -> u32 {
+        n - self.quotient(n) * self.d
     }
 }
 
@@ -41,8 +41,8 @@ mod tests {
         for d in [1u32, 2, 3, 7, 48, 1000, 24_576, 65_535, u32::MAX - 1, u32::MAX] {
             let f = FastDiv::new(d);
             for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
-                assert_eq!(f.div(n), n / d, "{n} / {d}");
-                assert_eq!(f.rem(n), n % d, "{n} % {d}");
+                assert_eq!(f.quotient(n), n / d, "{n} / {d}");
+                assert_eq!(f.remainder(n), n % d, "{n} % {d}");
             }
         }
     }
@@ -51,8 +51,8 @@ mod tests {
         #[test]
         fn matches_hardware_division(n in any::<u32>(), d in 1u32..) {
             let f = FastDiv::new(d);
-            prop_assert_eq!(f.div(n), n / d);
-            prop_assert_eq!(f.rem(n), n % d);
+            prop_assert_eq!(f.quotient(n), n / d);
+            prop_assert_eq!(f.remainder(n), n % d);
         }
     }
 }

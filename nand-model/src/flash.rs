@@ -39,22 +39,28 @@ pub struct NandOp {
     pub bytes: u32,
     /// Background read (GC relocation): queued behind host reads and never suspends a program.
     pub background: bool,
+    /// Plane of a single-plane read (for independent plane reads); 0 otherwise.
+    pub plane: u8,
 }
 
 impl NandOp {
     /// A host read: served first, and may suspend a program or erase.
     pub fn read(tag: u64, die: u32, page_type: u8, planes: u8, bytes: u32) -> Self {
-        NandOp { tag, kind: OpKind::Read, die, page_type, planes, bytes, background: false }
+        NandOp { tag, kind: OpKind::Read, die, page_type, planes, bytes, background: false, plane: 0 }
+    }
+    /// The same op addressed to `plane` (single-plane reads).
+    pub fn on_plane(self, plane: u8) -> Self {
+        NandOp { plane, ..self }
     }
     /// A background (GC) read: after host reads, before programs and erases.
     pub fn background_read(tag: u64, die: u32, page_type: u8, planes: u8, bytes: u32) -> Self {
         NandOp { background: true, ..Self::read(tag, die, page_type, planes, bytes) }
     }
     pub fn program(tag: u64, die: u32, planes: u8, bytes: u32) -> Self {
-        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes, background: false }
+        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes, background: false, plane: 0 }
     }
     pub fn erase(tag: u64, die: u32, planes: u8) -> Self {
-        NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0, background: false }
+        NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0, background: false, plane: 0 }
     }
 }
 
@@ -103,6 +109,8 @@ struct Die {
     reads: VecDeque<NandOp>,
     background_reads: VecDeque<NandOp>,
     writes: VecDeque<NandOp>,
+    /// Independent plane reads in flight: die-wide operations wait until none is.
+    plane_reads: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -114,6 +122,8 @@ enum Event {
     SuspendedRead(u32),
     /// The power governor's bucket holds enough for the head of its wait list.
     GovWake,
+    /// An independent plane read ends (slot in `Flash::suspended`, which holds it the same way).
+    PlaneRead(u32),
 }
 
 /// The NAND array: dies, channels, their queues and the event queue that orders completions.
@@ -131,6 +141,8 @@ pub struct Flash {
     xfer_memo: (u32, SimTime),
     /// Dies map to channels round-robin (`die % channels`).
     ch_div: FastDiv,
+    /// With independent plane reads: when each plane (die x planes_per_die) is free again.
+    plane_free: Vec<SimTime>,
     stats: FlashStats,
     trace_hash: u64,
     queued: usize,
@@ -154,6 +166,11 @@ impl Flash {
             free_suspended: Vec::new(),
             xfer_memo: (u32::MAX, 0),
             ch_div: FastDiv::new(geo.channels),
+            plane_free: if timing.independent_plane_reads {
+                vec![0; (geo.dies() * geo.planes_per_die) as usize]
+            } else {
+                Vec::new()
+            },
             stats: FlashStats::default(),
             trace_hash: FNV_OFFSET,
             queued: 0,
@@ -206,6 +223,7 @@ impl Flash {
             + d.writes.len()
             + d.running.is_some() as usize
             + d.held.is_some() as usize
+            + d.plane_reads as usize
     }
 
     /// Time the earliest pending completion is due.
@@ -224,8 +242,14 @@ impl Flash {
         self.queued += 1;
         let die = op.die as usize;
         if self.dies[die].running.is_none() && self.dies[die].held.is_none() {
-            self.start(now, op);
-            return;
+            if self.try_plane_read(now, op) {
+                return;
+            }
+            if self.dies[die].plane_reads == 0 {
+                self.start(now, op);
+                return;
+            }
+            // A die-wide operation waits for the plane reads in flight (queued below).
         }
         let host_read = op.kind == OpKind::Read && !op.background;
         if host_read && self.timing.suspend && self.try_suspend_for(now, op) {
@@ -266,6 +290,21 @@ impl Flash {
                     }
                     return Some(NandDone { tag: op.tag, kind: op.kind, die: op.die, start_ns: start, end_ns: t });
                 }
+                Event::PlaneRead(slot) => {
+                    let (op, start, credit_w) = self.suspended[slot as usize];
+                    self.free_suspended.push(slot);
+                    self.queued -= 1;
+                    if let Some(g) = self.governor.as_deref_mut() {
+                        g.release(credit_w);
+                        self.drain(t);
+                    }
+                    let d = &mut self.dies[op.die as usize];
+                    d.plane_reads -= 1;
+                    if d.plane_reads == 0 && d.running.is_none() && d.held.is_none() {
+                        self.start_next(t, op.die);
+                    }
+                    return Some(NandDone { tag: op.tag, kind: op.kind, die: op.die, start_ns: start, end_ns: t });
+                }
                 Event::GovWake => {
                     if let Some(g) = self.governor.as_deref_mut() {
                         if g.wake_at == Some(t) {
@@ -281,11 +320,73 @@ impl Flash {
 
     #[inline]
     fn start_next(&mut self, now: SimTime, die: u32) {
+        // Host reads that can go to their plane independently start first, all of them.
+        while let Some(&op) = self.dies[die as usize].reads.front() {
+            if !self.try_plane_read(now, op) {
+                break;
+            }
+            self.dies[die as usize].reads.pop_front();
+        }
         let d = &mut self.dies[die as usize];
+        if d.plane_reads > 0 {
+            return; // die-wide operations wait for the plane reads
+        }
         let next = d.reads.pop_front().or_else(|| d.background_reads.pop_front()).or_else(|| d.writes.pop_front());
         if let Some(op) = next {
             self.start(now, op);
         }
+    }
+
+    /// Starts `op` as an independent plane read if it can be one: the NAND supports it, it is a
+    /// single-plane host read, and a power cap (if any) admits it now. Otherwise returns false
+    /// and changes nothing; the op then takes the whole die like any other.
+    #[inline]
+    fn try_plane_read(&mut self, now: SimTime, op: NandOp) -> bool {
+        if self.plane_free.is_empty() || op.kind != OpKind::Read || op.background || op.planes > 1 {
+            return false;
+        }
+        let mut credit_w = 0.0;
+        if self.governor.as_deref().is_some_and(Governor::capped) {
+            let (e, p) = self.cost(&op);
+            let Some(g) = self.governor.as_deref_mut() else { return false };
+            match g.admit(now, e, p, true, false) {
+                Admission::Start => credit_w = p,
+                Admission::Wait(_) => return false,
+            }
+        }
+        self.start_plane_read(now, op, credit_w);
+        true
+    }
+
+    /// Starts a single-plane read on its plane while other planes of the die may be reading:
+    /// command cycles on the channel, tR once the plane is free, then data out; the plane stays
+    /// busy until its data is out. `credit_w` is what the governor admitted it with.
+    fn start_plane_read(&mut self, now: SimTime, op: NandOp, credit_w: f64) {
+        let planes = self.geo.planes_per_die;
+        let idx = (op.die * planes + op.plane as u32 % planes) as usize;
+        let xfer = self.xfer_ns(op.bytes);
+        let t = &self.timing;
+        let ch = self.ch_div.remainder(op.die) as usize;
+        let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns);
+        let array_start = (cmd + t.t_cmd_ns).max(self.plane_free[idx]);
+        let array_ns = t.read_array_ns(op.page_type as u32, 1);
+        let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
+        let end = x + xfer;
+        self.plane_free[idx] = end;
+        self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
+        let rec = (op, cmd, credit_w);
+        let slot = match self.free_suspended.pop() {
+            Some(i) => {
+                self.suspended[i as usize] = rec;
+                i
+            }
+            None => {
+                self.suspended.push(rec);
+                (self.suspended.len() - 1) as u32
+            }
+        };
+        self.dies[op.die as usize].plane_reads += 1;
+        self.events.push(end, Event::PlaneRead(slot));
     }
 
     /// Starts `op` at `now` if the power governor admits it, else holds it on its die.
@@ -376,7 +477,7 @@ impl Flash {
     /// Books the die and channel for `op` starting no earlier than `now`.
     #[inline]
     fn book(&mut self, now: SimTime, op: NandOp) {
-        let ch = self.ch_div.rem(op.die) as usize; // geo.channel_of without a divide
+        let ch = self.ch_div.remainder(op.die) as usize; // geo.channel_of without a divide
         let planes = op.planes.max(1) as u32;
         let xfer = self.xfer_ns(op.bytes);
         let t = &self.timing;
@@ -523,6 +624,7 @@ impl Flash {
             lost.extend(d.background_reads.drain(..));
             lost.extend(d.writes.drain(..));
             d.generation = d.generation.wrapping_add(1);
+            d.plane_reads = 0;
         }
         for c in &mut self.channels {
             c.clear();
@@ -530,6 +632,7 @@ impl Flash {
         self.events.clear();
         self.suspended.clear();
         self.free_suspended.clear();
+        self.plane_free.fill(0);
         self.queued = 0;
         if let Some(g) = self.governor.as_deref_mut() {
             g.clear();

@@ -61,6 +61,11 @@ pub struct TimingConfig {
     /// Cost of one suspend + resume, us (added to the read's start and the suspended op's end).
     #[serde(default = "default_t_suspend_us")]
     pub t_suspend_us: f64,
+    /// Independent plane reads (asynchronous multi-plane read, 176L-class NAND and later): a
+    /// single-plane host read on an idle plane starts while other planes of the die read, so a die
+    /// serves up to `planes_per_die` random reads at once. Programs and erases still take the die.
+    #[serde(default)]
+    pub independent_plane_reads: bool,
 }
 
 impl TimingConfig {
@@ -83,6 +88,7 @@ impl TimingConfig {
             multi_plane: true,
             suspend: false,
             t_suspend_us: 20.0,
+            independent_plane_reads: false,
         }
     }
 
@@ -137,6 +143,7 @@ impl TimingConfig {
             multi_plane: self.multi_plane,
             suspend: self.suspend,
             t_suspend_ns: us_to_ns(self.t_suspend_us),
+            independent_plane_reads: self.independent_plane_reads,
         })
     }
 }
@@ -154,6 +161,7 @@ pub struct Timing {
     pub multi_plane: bool,
     pub suspend: bool,
     pub t_suspend_ns: SimTime,
+    pub independent_plane_reads: bool,
 }
 
 impl Timing {

@@ -117,3 +117,54 @@ fn same_schedule_same_trace_hash() {
     assert_eq!(run(1), run(1));
     assert_ne!(run(1), run(2));
 }
+
+fn flash_aipr() -> Flash {
+    let mut gc = GeometryConfig::tiny_example();
+    gc.channels = 1;
+    gc.dies_per_channel = 2;
+    gc.planes_per_die = 4;
+    let geo = gc.validate().unwrap();
+    let mut tc = TimingConfig::example(CellType::Tlc);
+    tc.independent_plane_reads = true;
+    let t = tc.validate(&geo).unwrap();
+    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+}
+
+#[test]
+fn independent_plane_reads_overlap_on_different_planes_and_serialize_on_one() {
+    let mut f = flash_aipr();
+    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
+    f.submit(0, NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
+    f.submit(0, NandOp::read(3, 0, 0, 1, 4096).on_plane(1));
+    let mut d = drain(&mut f);
+    d.sort_by_key(|x| x.tag);
+    // Plane 0 and plane 1 read at once: only the command cycles and the bus serialise them.
+    assert_eq!(d[0].end_ns, T_CMD + T_R + X4K);
+    assert_eq!(d[1].start_ns, T_CMD);
+    assert_eq!(d[1].end_ns, T_CMD + T_R + 2 * X4K);
+    // The second read of plane 1 starts its tR when plane 1's data is out.
+    assert_eq!(d[2].end_ns, d[1].end_ns + T_R + X4K);
+}
+
+#[test]
+fn independent_plane_reads_hold_off_die_wide_operations() {
+    let mut f = flash_aipr();
+    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(2));
+    f.submit(0, NandOp::program(2, 0, 4, 4 * 3 * 16384));
+    f.submit(0, NandOp::read(3, 0, 0, 1, 4096).on_plane(3)); // host reads still go first
+    let mut d = drain(&mut f);
+    d.sort_by_key(|x| x.tag);
+    let last_read_end = d[0].end_ns.max(d[2].end_ns);
+    assert!(d[2].start_ns < d[0].end_ns, "the second plane read overlaps the first");
+    assert!(d[1].start_ns >= last_read_end, "the program waits for both plane reads");
+    assert_eq!(f.in_flight(), 0);
+}
+
+#[test]
+fn without_the_feature_plane_reads_serialize_as_before() {
+    let mut f = flash(false);
+    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
+    f.submit(0, NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
+    let d = drain(&mut f);
+    assert_eq!(d[1].start_ns, d[0].end_ns);
+}

@@ -14,6 +14,10 @@ const BASELINE_W: f64 = 2.0;
 const LAG_NS: u64 = NS_PER_MS;
 
 fn flash(suspend: bool) -> Flash {
+    flash_with(suspend, false)
+}
+
+fn flash_with(suspend: bool, independent_plane_reads: bool) -> Flash {
     let mut gc = GeometryConfig::tiny_example();
     gc.channels = 2;
     gc.dies_per_channel = 4;
@@ -21,6 +25,7 @@ fn flash(suspend: bool) -> Flash {
     let geo = gc.validate().unwrap();
     let mut tc = TimingConfig::example(CellType::Tlc);
     tc.suspend = suspend;
+    tc.independent_plane_reads = independent_plane_reads;
     let t = tc.validate(&geo).unwrap();
     Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
 }
@@ -37,7 +42,7 @@ fn op_of(tag: u64, s: &Step) -> NandOp {
     let (_, kind, die, planes, pt, bg) = *s;
     match kind {
         0 if bg => NandOp::background_read(tag, die, pt, planes, 16384 * planes as u32),
-        0 => NandOp::read(tag, die, pt, 1, 4096),
+        0 => NandOp::read(tag, die, pt, 1, 4096).on_plane((tag % 4) as u8),
         1 => NandOp::program(tag, die, 4, 3 * 4 * 16384),
         _ => NandOp::erase(tag, die, 4),
     }
@@ -94,10 +99,11 @@ proptest! {
         peak_ratio in prop_oneof![Just(1.0), 1.0f64..2.0],
         window_ms in 1u64..20,
         suspend in any::<bool>(),
+        aipr in any::<bool>(),
     ) {
         let cap = BASELINE_W + budget_w;
         let window_ns = window_ms * NS_PER_MS;
-        let mut f = flash(suspend);
+        let mut f = flash_with(suspend, aipr);
         f.set_governor(Some(governor(Some(cap), peak_ratio, window_ns)));
         let done = run(&mut f, &steps);
         // Nothing lost or duplicated.
@@ -118,14 +124,20 @@ proptest! {
         for &(t, _, _, _) in &iv {
             // Instantaneous draw at every op start.
             // A die executes one array op at a time (a suspended program draws nothing while its
-            // reads run): per die the highest draw among its ops in flight.
-            let mut per_die = [0.0f64; 8];
+            // reads run), except independent plane reads, which run side by side: per die the
+            // larger of its highest non-read draw and the sum of its reads in flight.
+            let (mut other, mut reads) = ([0.0f64; 8], [0.0f64; 8]);
             for (o, d) in iv.iter().zip(&done) {
                 if o.0 <= t && t < o.1 {
-                    per_die[d.die as usize] = per_die[d.die as usize].max(o.3);
+                    let i = d.die as usize;
+                    if d.kind == OpKind::Read {
+                        reads[i] += o.3;
+                    } else {
+                        other[i] = other[i].max(o.3);
+                    }
                 }
             }
-            let draw: f64 = per_die.iter().sum();
+            let draw: f64 = (0..8).map(|i| other[i].max(reads[i])).sum();
             prop_assert!(draw <= credit + 1e-9, "draw {draw} W > credit {credit} W at {t}");
             if peak_ratio == 1.0 {
                 // Average over the window starting here (energy spread over each op's span).
