@@ -337,6 +337,22 @@ impl Flash {
         }
     }
 
+    /// Keeps a read that runs beside the die's main operation (during a suspension, or on its
+    /// own plane) until its end event: (op, start, governor credit W). Returns its slot.
+    fn park_read(&mut self, op: NandOp, start: SimTime, credit_w: f64) -> u32 {
+        let rec = (op, start, credit_w);
+        match self.free_suspended.pop() {
+            Some(i) => {
+                self.suspended[i as usize] = rec;
+                i
+            }
+            None => {
+                self.suspended.push(rec);
+                (self.suspended.len() - 1) as u32
+            }
+        }
+    }
+
     /// Starts `op` as an independent plane read if it can be one: the NAND supports it, it is a
     /// single-plane host read, and a power cap (if any) admits it now. Otherwise returns false
     /// and changes nothing; the op then takes the whole die like any other.
@@ -374,17 +390,7 @@ impl Flash {
         let end = x + xfer;
         self.plane_free[idx] = end;
         self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
-        let rec = (op, cmd, credit_w);
-        let slot = match self.free_suspended.pop() {
-            Some(i) => {
-                self.suspended[i as usize] = rec;
-                i
-            }
-            None => {
-                self.suspended.push(rec);
-                (self.suspended.len() - 1) as u32
-            }
-        };
+        let slot = self.park_read(op, cmd, credit_w);
         self.dies[op.die as usize].plane_reads += 1;
         self.events.push(end, Event::PlaneRead(slot));
     }
@@ -552,17 +558,7 @@ impl Flash {
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
         }
-        let rec = (op, cmd, extra_w);
-        let slot = match self.free_suspended.pop() {
-            Some(i) => {
-                self.suspended[i as usize] = rec;
-                i
-            }
-            None => {
-                self.suspended.push(rec);
-                (self.suspended.len() - 1) as u32
-            }
-        };
+        let slot = self.park_read(op, cmd, extra_w);
         self.events.push(end, Event::SuspendedRead(slot));
         true
     }
