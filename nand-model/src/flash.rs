@@ -281,23 +281,11 @@ impl Flash {
                     return Some(NandDone { tag: run.op.tag, kind: run.op.kind, die, start_ns: run.start, end_ns: t });
                 }
                 Event::SuspendedRead(slot) => {
-                    let (op, start, credit_w) = self.suspended[slot as usize];
-                    self.free_suspended.push(slot);
-                    self.queued -= 1;
-                    if let Some(g) = self.governor.as_deref_mut() {
-                        g.release(credit_w);
-                        self.drain(t);
-                    }
+                    let (op, start) = self.unpark_read(t, slot);
                     return Some(NandDone { tag: op.tag, kind: op.kind, die: op.die, start_ns: start, end_ns: t });
                 }
                 Event::PlaneRead(slot) => {
-                    let (op, start, credit_w) = self.suspended[slot as usize];
-                    self.free_suspended.push(slot);
-                    self.queued -= 1;
-                    if let Some(g) = self.governor.as_deref_mut() {
-                        g.release(credit_w);
-                        self.drain(t);
-                    }
+                    let (op, start) = self.unpark_read(t, slot);
                     let d = &mut self.dies[op.die as usize];
                     d.plane_reads -= 1;
                     if d.plane_reads == 0 && d.running.is_none() && d.held.is_none() {
@@ -351,6 +339,18 @@ impl Flash {
                 (self.suspended.len() - 1) as u32
             }
         }
+    }
+
+    /// A parked read ended at `now`: frees its slot and returns its governor credit.
+    fn unpark_read(&mut self, now: SimTime, slot: u32) -> (NandOp, SimTime) {
+        let (op, start, credit_w) = self.suspended[slot as usize];
+        self.free_suspended.push(slot);
+        self.queued -= 1;
+        if let Some(g) = self.governor.as_deref_mut() {
+            g.release(credit_w);
+            self.drain(now);
+        }
+        (op, start)
     }
 
     /// Starts `op` as an independent plane read if it can be one: the NAND supports it, it is a
