@@ -5,7 +5,6 @@
 //! `... -- skew DIES BLOCKS_PER_PLANE WORD_LINES [OP]` prints 80/20 WA for greedy and
 //! cost-benefit, with and without hot/cold separation, against the FIFO-classes model.
 
-use ftl::core::CoreConfig;
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::{wa_fifo_classes, wa_greedy_uniform};
@@ -37,22 +36,7 @@ impl Run {
         .expect("geometry");
         let layout = Layout::new(geo, 4096).expect("layout");
         let threshold = (layout.blocks / 128).max(8);
-        let usable = (layout.blocks - threshold) as f64 * layout.mus_per_block as f64;
-        let user = (usable / (1.0 + op)) as u32;
-        let cfg = CoreConfig {
-            user_mus: user,
-            policy,
-            hot_cold_separation: sep,
-            gc_threshold_blocks: threshold,
-            host_reserve_blocks: threshold / 2,
-            reserved_blocks_per_die: 0,
-            track_sequence: false,
-        };
-        let mut f = InstantFtl::new(layout, cfg);
-        for lpn in 0..user {
-            f.write(lpn).expect("fill");
-        }
-        f
+        InstantFtl::filled_at_op(layout, op, policy, sep, threshold).expect("fill").0
     }
 }
 

@@ -174,10 +174,6 @@ impl BlockTable {
         self.free_total
     }
 
-    pub fn free_on_die(&self, die: u32) -> u32 {
-        self.free[die as usize].len() as u32
-    }
-
     /// Dies with at least one free block.
     pub fn free_dies(&self) -> &DieMask {
         &self.free_dies

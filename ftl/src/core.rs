@@ -200,10 +200,10 @@ impl FtlCore {
     }
 
     /// Where the open program unit of `stream` continues, opening one if needed: the first free
-    /// physical unit, its block, and how many units the program unit still takes. The caller
-    /// binds data to a prefix of them and then calls [`Self::commit`].
+    /// physical unit and how many units the program unit still takes. The caller binds data to
+    /// a prefix of them and then calls [`Self::commit`].
     #[inline(always)]
-    fn unit_room(&mut self, stream: usize) -> Result<(u32, u32, u32), NoSpace> {
+    fn unit_room(&mut self, stream: usize) -> Result<(u32, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
             self.start_unit(si, stream == GC)?;
@@ -211,7 +211,7 @@ impl FtlCore {
         let s = &self.streams[si];
         let block = s.open[s.pu_die as usize];
         let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[block as usize];
-        Ok((ppn, block, self.layout.mus_per_pu - s.pu_fill))
+        Ok((ppn, self.layout.mus_per_pu - s.pu_fill))
     }
 
     /// Takes the next `n` units of the open program unit of `stream` (`live` of them bound to
@@ -278,7 +278,7 @@ impl FtlCore {
     /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
     #[inline]
     pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
-        let (ppn, _, _) = self.unit_room(HOST)?;
+        let (ppn, _) = self.unit_room(HOST)?;
         self.unmap_old(lpn);
         self.bind(lpn, ppn);
         self.stats.host_write_mus += 1;
@@ -554,7 +554,7 @@ impl FtlCore {
     fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
         if run.room == 0 {
             self.commit_run(run, out);
-            let Ok((dst, _, room)) = self.unit_room(GC) else { return false };
+            let Ok((dst, room)) = self.unit_room(GC) else { return false };
             (run.dst, run.room, run.len) = (dst, room, 0);
         }
         // The caller clears the victim's live bit; the new one is set when the run commits.

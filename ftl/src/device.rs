@@ -16,7 +16,7 @@ use crate::profile::ValidatedProfile;
 use crate::read_ahead::ReadAhead;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
-use nand_model::time::{transfer_ns, us_to_ns};
+use nand_model::time::{us_to_ns, TransferTimer};
 use nand_model::{Flash, NandDone, NandOp, SimTime};
 use std::collections::VecDeque;
 
@@ -213,11 +213,10 @@ pub struct SimSsd {
     pub(crate) buffer_used_mus: u64,
     pub(crate) ctrl_ns_per_cmd: SimTime,
     pub(crate) ctrl_free: SimTime,
-    pub(crate) pcie_bps: u64,
+    /// PCIe transfer times (either direction).
+    pub(crate) pcie: TransferTimer,
     pub(crate) pcie_in_free: SimTime,
     pub(crate) pcie_out_free: SimTime,
-    /// (bytes, ns) of the last PCIe transfer time computed.
-    pub(crate) pcie_memo: (u32, SimTime),
     pub(crate) read_overhead_ns: SimTime,
     pub(crate) write_ack_ns: SimTime,
     pub(crate) pus: Vec<PuRec>,
@@ -235,10 +234,8 @@ pub struct SimSsd {
     pub(crate) next_waiter: Vec<u32>,
     /// Per write stream, the first GC read the stream's open program unit may carry data of.
     pub(crate) pu_reads_from: [u64; 2],
-    /// First GC read of the latest run of reads (one word line's), and whether the last core
-    /// event was a read (a new run starts after any other event).
+    /// First GC read of the latest run of reads (one word line's).
     pub(crate) read_run_start: u64,
-    pub(crate) in_read_run: bool,
     pub(crate) gc_reads: InOrderTracker,
     pub(crate) pu_done: [InOrderTracker; 2],
     /// Relocated victims waiting for erase: (block, sequence its data must reach first).
@@ -339,10 +336,9 @@ impl SimSsd {
             buffer_used_mus: 0,
             ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
             ctrl_free: 0,
-            pcie_bps: prof.host.pcie_bytes_per_s() as u64,
+            pcie: TransferTimer::new(prof.host.pcie_bytes_per_s() as u64),
             pcie_in_free: 0,
             pcie_out_free: 0,
-            pcie_memo: (0, 0),
             read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
             write_ack_ns: us_to_ns(ctrl.write_ack_us),
             pus: Vec::new(),
@@ -353,7 +349,6 @@ impl SimSsd {
             next_waiter: vec![NO_DIE; geo.dies() as usize],
             pu_reads_from: [0; 2],
             read_run_start: 0,
-            in_read_run: false,
             gc_reads: InOrderTracker::default(),
             pu_done: [InOrderTracker::default(), InOrderTracker::default()],
             victims: VecDeque::new(),
@@ -523,7 +518,7 @@ impl SimSsd {
             HostOp::Read => self.dispatch_read(slot, c),
             HostOp::Write => {
                 let x0 = self.now.max(self.pcie_in_free);
-                self.pcie_in_free = x0 + self.pcie_ns(c.len);
+                self.pcie_in_free = x0 + self.pcie.ns(c.len);
                 self.cmds[slot as usize].data_ready = self.pcie_in_free;
                 self.counters.host_write_bytes += c.len as u64;
                 self.counters.host_writes += 1;
@@ -662,29 +657,20 @@ impl SimSsd {
         self.flash.submit(self.now, op);
     }
 
-    /// PCIe transfer time of `len` bytes; the last size is remembered (runs use one or two
-    /// sizes), saving a division per command.
-    #[inline]
-    fn pcie_ns(&mut self, len: u32) -> SimTime {
-        if self.pcie_memo.0 != len {
-            self.pcie_memo = (len, transfer_ns(len as u64, self.pcie_bps));
-        }
-        self.pcie_memo.1
-    }
-
     /// A read served from the read-ahead window: decoded when it was prefetched, so only the DMA
     /// out of DRAM and the completion remain (the write path's acknowledgement time).
     fn finish_read_dram(&mut self, slot: u32, len: u32) {
-        let ready = self.now + self.write_ack_ns;
-        let x0 = ready.max(self.pcie_out_free);
-        self.pcie_out_free = x0 + self.pcie_ns(len);
-        self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
+        self.finish_read_after(slot, len, self.write_ack_ns);
     }
 
     fn finish_read(&mut self, slot: u32, len: u32) {
-        let ready = self.now + self.read_overhead_ns;
-        let x0 = ready.max(self.pcie_out_free);
-        self.pcie_out_free = x0 + self.pcie_ns(len);
+        self.finish_read_after(slot, len, self.read_overhead_ns);
+    }
+
+    /// Completes a read once `overhead_ns` of controller work and its PCIe transfer are done.
+    fn finish_read_after(&mut self, slot: u32, len: u32, overhead_ns: SimTime) {
+        let x0 = (self.now + overhead_ns).max(self.pcie_out_free);
+        self.pcie_out_free = x0 + self.pcie.ns(len);
         self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
     }
 
@@ -741,10 +727,12 @@ impl SimSsd {
         if ev.is_empty() {
             return;
         }
+        // Whether the previous event was a GC read: a new run of reads starts after any other.
+        let mut in_read_run = false;
         for e in ev.drain(..) {
             match e {
                 CoreEvent::Program { die, block, mus, host_mus, stream } => {
-                    self.in_read_run = false;
+                    in_read_run = false;
                     let seq = self.pu_done[stream as usize].issue();
                     let rec = PuRec { block, die, mus, host_mus, stream, seq };
                     let slot = match self.free_pus.pop() {
@@ -777,16 +765,15 @@ impl SimSsd {
                 }
                 CoreEvent::GcRead { die, page_type, planes, bytes } => {
                     let seq = self.gc_reads.issue();
-                    if !self.in_read_run {
+                    if !in_read_run {
                         self.read_run_start = seq;
-                        self.in_read_run = true;
+                        in_read_run = true;
                     }
                     self.flash
                         .submit(self.now, NandOp::background_read(TAG_GC_READ | seq, die, page_type, planes, bytes));
                 }
             }
         }
-        self.in_read_run = false;
     }
 
     fn submit_program(&mut self, slot: u32) {

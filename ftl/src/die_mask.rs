@@ -29,36 +29,6 @@ impl DieMask {
         self.words[(die / 64) as usize] & (1 << (die % 64)) != 0
     }
 
-    /// The first set die at or after `from` (no wrap-around).
-    pub fn first_from(&self, from: u32) -> Option<u32> {
-        let mut i = (from / 64) as usize;
-        if i >= self.words.len() {
-            return None;
-        }
-        let mut w = self.words[i] & (u64::MAX << (from % 64));
-        loop {
-            if w != 0 {
-                return Some(i as u32 * 64 + w.trailing_zeros());
-            }
-            i += 1;
-            w = *self.words.get(i)?;
-        }
-    }
-
-    /// The set dies, in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    i as u32 * 64 + b
-                })
-            })
-        })
-    }
-
     pub fn clear_all(&mut self) {
         self.words.fill(0);
     }
@@ -123,9 +93,6 @@ mod tests {
                 let none = vec![false; dies as usize];
                 assert_eq!(ma.next_from(cursor, Some(&mb)), reference(&a, &b, cursor));
                 assert_eq!(ma.next_from(cursor, None), reference(&a, &none, cursor));
-                let set: Vec<u32> = (0..dies).filter(|&d| a[d as usize]).collect();
-                assert_eq!(ma.iter().collect::<Vec<_>>(), set);
-                assert_eq!(ma.first_from(cursor), set.iter().copied().find(|&d| d >= cursor));
             }
         }
     }

@@ -3,6 +3,7 @@
 //! logic without the event engine; the timed device gives the same WA because it runs the same
 //! core with the same GC decisions.
 
+use crate::config::GcPolicy;
 use crate::core::{CoreConfig, CoreEvent, FtlCore, NoSpace};
 use crate::layout::Layout;
 
@@ -14,6 +15,34 @@ pub struct InstantFtl {
 impl InstantFtl {
     pub fn new(layout: Layout, cfg: CoreConfig) -> Self {
         InstantFtl { core: FtlCore::new(layout, cfg), events: Vec::new() }
+    }
+
+    /// A drive at over-provisioning `op`, effective: the units outside the GC free-block reserve
+    /// (`gc_threshold_blocks`; host writes keep half of it back) over the user units; no blocks
+    /// set aside. Sequentially filled, as WA experiments start. Returns it and its user units.
+    pub fn filled_at_op(
+        layout: Layout,
+        op: f64,
+        policy: GcPolicy,
+        hot_cold_separation: bool,
+        gc_threshold_blocks: u32,
+    ) -> Result<(Self, u32), NoSpace> {
+        let usable = (layout.blocks - gc_threshold_blocks) as f64 * layout.mus_per_block as f64;
+        let user = (usable / (1.0 + op)) as u32;
+        let cfg = CoreConfig {
+            user_mus: user,
+            policy,
+            hot_cold_separation,
+            gc_threshold_blocks,
+            host_reserve_blocks: gc_threshold_blocks / 2,
+            reserved_blocks_per_die: 0,
+            track_sequence: false,
+        };
+        let mut f = InstantFtl::new(layout, cfg);
+        for lpn in 0..user {
+            f.write(lpn)?;
+        }
+        Ok((f, user))
     }
 
     fn settle(&mut self) {

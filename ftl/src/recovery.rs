@@ -236,7 +236,6 @@ impl SimSsd {
         self.read_waiters_base = self.gc_reads.next();
         self.gc_reads.reset();
         self.pu_reads_from = [self.gc_reads.next(); 2];
-        self.in_read_run = false;
         for t in &mut self.pu_done {
             t.reset();
         }

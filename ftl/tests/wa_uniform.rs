@@ -2,7 +2,6 @@
 //! model (Desnoyers 2012), on a drive small enough for CI but with enough blocks for the model's
 //! large-N assumption.
 
-use ftl::core::CoreConfig;
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::wa_greedy_uniform;
@@ -26,22 +25,7 @@ pub fn measure_wa(op: f64, blocks_per_plane: u32, seed: u64) -> f64 {
     .validate()
     .unwrap();
     let layout = Layout::new(geo, 4096).unwrap();
-    let threshold = 8;
-    let usable = (layout.blocks - threshold) as f64 * layout.mus_per_block as f64;
-    let user = (usable / (1.0 + op)) as u32;
-    let cfg = CoreConfig {
-        user_mus: user,
-        policy: GcPolicy::Greedy,
-        hot_cold_separation: false,
-        gc_threshold_blocks: threshold,
-        host_reserve_blocks: 4,
-        reserved_blocks_per_die: 0,
-        track_sequence: false,
-    };
-    let mut f = InstantFtl::new(layout, cfg);
-    for lpn in 0..user {
-        f.write(lpn).unwrap();
-    }
+    let (mut f, user) = InstantFtl::filled_at_op(layout, op, GcPolicy::Greedy, false, 8).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     // Warm up to steady state, then measure over 4 more drive writes.
     let warm = (user as f64 * (3.0 + 2.0 * wa_greedy_uniform(op))) as u64;

@@ -6,7 +6,6 @@
 //!   classes model (`wa_fifo_classes`).
 //! - Scale agreement of steady-state WA and IOPS (timed device; slow, run with `--ignored`).
 
-use ftl::core::CoreConfig;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
@@ -71,21 +70,7 @@ fn skew_wa(op: f64, policy: GcPolicy, sep: bool, seed: u64) -> f64 {
     .validate()
     .unwrap();
     let layout = Layout::new(geo, 4096).unwrap();
-    let threshold = 8;
-    let user = ((layout.blocks - threshold) as f64 * layout.mus_per_block as f64 / (1.0 + op)) as u32;
-    let cfg = CoreConfig {
-        user_mus: user,
-        policy,
-        hot_cold_separation: sep,
-        gc_threshold_blocks: threshold,
-        host_reserve_blocks: 4,
-        reserved_blocks_per_die: 0,
-        track_sequence: false,
-    };
-    let mut f = InstantFtl::new(layout, cfg);
-    for lpn in 0..user {
-        f.write(lpn).unwrap();
-    }
+    let (mut f, user) = InstantFtl::filled_at_op(layout, op, policy, sep, 8).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let hot = user / 5;
     let mut pick = move || if rng.gen_bool(0.8) { rng.gen_range(0..hot) } else { rng.gen_range(hot..user) };

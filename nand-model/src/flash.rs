@@ -12,7 +12,7 @@ use crate::event::EventQueue;
 use crate::fastdiv::FastDiv;
 use crate::geometry::Geometry;
 use crate::governor::{Admission, Governor};
-use crate::time::SimTime;
+use crate::time::{SimTime, TransferTimer};
 use crate::timeline::Timeline;
 use crate::timing::Timing;
 use std::collections::VecDeque;
@@ -137,8 +137,8 @@ pub struct Flash {
     /// Reads in flight during a suspension: (op, start, governor credit W), and free slots.
     suspended: Vec<(NandOp, SimTime, f64)>,
     free_suspended: Vec<u32>,
-    /// (bytes, ns) of the last channel transfer time computed.
-    xfer_memo: (u32, SimTime),
+    /// Channel transfer times.
+    xfer: TransferTimer,
     /// Dies map to channels round-robin (`die % channels`).
     ch_div: FastDiv,
     /// With independent plane reads: when each plane (die x planes_per_die) is free again.
@@ -164,7 +164,7 @@ impl Flash {
             events: EventQueue::new(),
             suspended: Vec::new(),
             free_suspended: Vec::new(),
-            xfer_memo: (u32::MAX, 0),
+            xfer: TransferTimer::new(timing.channel_bytes_per_s),
             ch_div: FastDiv::new(geo.channels),
             plane_free: if timing.independent_plane_reads {
                 vec![0; (geo.dies() * geo.planes_per_die) as usize]
@@ -380,7 +380,7 @@ impl Flash {
     fn start_plane_read(&mut self, now: SimTime, op: NandOp, credit_w: f64) {
         let planes = self.geo.planes_per_die;
         let idx = (op.die * planes + op.plane as u32 % planes) as usize;
-        let xfer = self.xfer_ns(op.bytes);
+        let xfer = self.xfer.ns(op.bytes);
         let t = &self.timing;
         let ch = self.ch_div.remainder(op.die) as usize;
         let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns);
@@ -470,22 +470,12 @@ impl Flash {
         }
     }
 
-    /// Channel transfer time of `bytes`; the last size is remembered (a run uses a handful of
-    /// sizes), saving a division per operation.
-    #[inline]
-    fn xfer_ns(&mut self, bytes: u32) -> SimTime {
-        if self.xfer_memo.0 != bytes {
-            self.xfer_memo = (bytes, self.timing.transfer_ns(bytes));
-        }
-        self.xfer_memo.1
-    }
-
     /// Books the die and channel for `op` starting no earlier than `now`.
     #[inline]
     fn book(&mut self, now: SimTime, op: NandOp) {
         let ch = self.ch_div.remainder(op.die) as usize; // geo.channel_of without a divide
         let planes = op.planes.max(1) as u32;
-        let xfer = self.xfer_ns(op.bytes);
+        let xfer = self.xfer.ns(op.bytes);
         let t = &self.timing;
         let (start, end, array_ns, array_w) = match op.kind {
             OpKind::Read => {

@@ -27,3 +27,25 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> SimTime {
         None => (bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128) as SimTime,
     }
 }
+
+/// [`transfer_ns`] over one link, remembering the last size: a run moves one or two sizes, so
+/// the division is skipped on the per-operation path.
+#[derive(Clone, Copy, Debug)]
+pub struct TransferTimer {
+    bytes_per_s: u64,
+    last: (u32, SimTime),
+}
+
+impl TransferTimer {
+    pub fn new(bytes_per_s: u64) -> TransferTimer {
+        TransferTimer { bytes_per_s, last: (0, transfer_ns(0, bytes_per_s)) }
+    }
+
+    #[inline]
+    pub fn ns(&mut self, bytes: u32) -> SimTime {
+        if self.last.0 != bytes {
+            self.last = (bytes, transfer_ns(bytes as u64, self.bytes_per_s));
+        }
+        self.last.1
+    }
+}

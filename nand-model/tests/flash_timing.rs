@@ -2,22 +2,11 @@
 
 use nand_model::*;
 
-fn flash(suspend: bool) -> Flash {
-    flash_with(suspend, false)
-}
+mod common;
 
 /// 1 channel x 2 dies x 4 planes: small enough to reason about every nanosecond.
-fn flash_with(suspend: bool, independent_plane_reads: bool) -> Flash {
-    let mut gc = GeometryConfig::tiny_example();
-    gc.channels = 1;
-    gc.dies_per_channel = 2;
-    gc.planes_per_die = 4;
-    let geo = gc.validate().unwrap();
-    let mut tc = TimingConfig::example(CellType::Tlc);
-    tc.suspend = suspend;
-    tc.independent_plane_reads = independent_plane_reads;
-    let t = tc.validate(&geo).unwrap();
-    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+fn flash(suspend: bool) -> Flash {
+    common::flash(1, 2, suspend, false)
 }
 
 fn drain(f: &mut Flash) -> Vec<NandDone> {
@@ -124,7 +113,7 @@ fn same_schedule_same_trace_hash() {
 }
 
 fn flash_aipr() -> Flash {
-    flash_with(false, true)
+    common::flash(1, 2, false, true)
 }
 
 #[test]

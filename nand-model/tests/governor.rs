@@ -13,21 +13,15 @@ const BASELINE_W: f64 = 2.0;
 /// Upper bound on the wait between admission and command start on a channel.
 const LAG_NS: u64 = NS_PER_MS;
 
+mod common;
+
 fn flash(suspend: bool) -> Flash {
     flash_with(suspend, false)
 }
 
+/// 2 channels x 4 dies x 4 planes.
 fn flash_with(suspend: bool, independent_plane_reads: bool) -> Flash {
-    let mut gc = GeometryConfig::tiny_example();
-    gc.channels = 2;
-    gc.dies_per_channel = 4;
-    gc.planes_per_die = 4;
-    let geo = gc.validate().unwrap();
-    let mut tc = TimingConfig::example(CellType::Tlc);
-    tc.suspend = suspend;
-    tc.independent_plane_reads = independent_plane_reads;
-    let t = tc.validate(&geo).unwrap();
-    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+    common::flash(2, 4, suspend, independent_plane_reads)
 }
 
 fn governor(cap_w: Option<f64>, peak_ratio: f64, window_ns: u64) -> Governor {

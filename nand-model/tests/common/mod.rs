@@ -1,0 +1,18 @@
+//! The small array the engine tests run on: example TLC timing, default energy, 4 planes/die.
+
+use nand_model::*;
+
+/// `channels` x `dies_per_channel` dies of 4 planes, with program/erase suspend and independent
+/// plane reads as asked.
+pub fn flash(channels: u32, dies_per_channel: u32, suspend: bool, independent_plane_reads: bool) -> Flash {
+    let mut gc = GeometryConfig::tiny_example();
+    gc.channels = channels;
+    gc.dies_per_channel = dies_per_channel;
+    gc.planes_per_die = 4;
+    let geo = gc.validate().unwrap();
+    let mut tc = TimingConfig::example(CellType::Tlc);
+    tc.suspend = suspend;
+    tc.independent_plane_reads = independent_plane_reads;
+    let t = tc.validate(&geo).unwrap();
+    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+}
