@@ -40,8 +40,8 @@ pub struct BlockTable {
     /// Closed blocks bucketed by valid count (intrusive doubly-linked lists), so greedy finds
     /// the emptiest block in O(1) amortised instead of scanning every block.
     bucket_head: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    pub(crate) next: Vec<u32>,
+    pub(crate) prev: Vec<u32>,
     /// No non-empty bucket below this index.
     min_hint: u32,
     /// Blocks returned to the free lists so far: lets callers cache "no block available".

@@ -7,6 +7,7 @@ use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
 use crate::die_mask::DieMask;
 use crate::gc_policy::VictimChooser;
+use crate::huge_pages::filled_vec;
 use crate::layout::{Layout, NONE};
 
 /// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
@@ -153,10 +154,10 @@ impl FtlCore {
         };
         let total = layout.total_mus() as usize;
         FtlCore {
-            l2p: vec![NONE; cfg.user_mus as usize],
-            p2l: vec![NONE; total],
-            valid_bits: vec![0; total.div_ceil(64)],
-            seq: if cfg.track_sequence { vec![0; total] } else { Vec::new() },
+            l2p: filled_vec(cfg.user_mus as usize, NONE),
+            p2l: filled_vec(total, NONE),
+            valid_bits: filled_vec(total.div_ceil(64), 0),
+            seq: if cfg.track_sequence { filled_vec(total, 0) } else { Vec::new() },
             trim_log: Vec::new(),
             blocks: BlockTable::new(&layout, cfg.reserved_blocks_per_die),
             streams: [stream(), stream()],
@@ -272,6 +273,21 @@ impl FtlCore {
         if old != NONE {
             self.clear_valid_bit(old);
             self.blocks.dec_valid(self.layout.block_of(old));
+        }
+    }
+
+    /// Prefetches what a host write of `lpn` will update besides its mapping entry (assumed
+    /// cached): the old unit's live-bit word and its block's counters. No effect on state.
+    #[inline]
+    pub fn prefetch_overwrite(&self, lpn: u32) {
+        let Some(&old) = self.l2p.get(lpn as usize) else { return };
+        if old != NONE {
+            prefetch(&self.valid_bits, (old / 64) as usize);
+            let b = self.layout.block_of(old) as usize;
+            prefetch(&self.blocks.valid, b);
+            prefetch(&self.blocks.state, b);
+            prefetch(&self.blocks.next, b);
+            prefetch(&self.blocks.prev, b);
         }
     }
 

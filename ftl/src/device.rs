@@ -135,6 +135,8 @@ const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
 const NO_DIE: u32 = u32::MAX;
+/// Calls between the two prefetch stages of [`SimSsd::hint_next_offset`].
+const HINT_STAGE: usize = 4;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DevEvent {
@@ -253,6 +255,9 @@ pub struct SimSsd {
     pub(crate) plp: bool,
     /// Sequential read-ahead (None when the profile turns it off).
     pub(crate) read_ahead: Option<ReadAhead>,
+    /// LPNs of the last `HINT_STAGE` hints (see `hint_next_offset`), ring position.
+    pub(crate) hint_ring: [u32; HINT_STAGE],
+    pub(crate) hint_pos: u32,
 }
 
 impl SimSsd {
@@ -363,6 +368,8 @@ impl SimSsd {
             plp: opts.plp.unwrap_or(ctrl.plp),
             read_ahead: (ctrl.read_ahead_kib > 0)
                 .then(|| ReadAhead::new(((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32)),
+            hint_ring: [u32::MAX; HINT_STAGE],
+            hint_pos: 0,
         })
     }
 
@@ -465,6 +472,22 @@ impl SimSsd {
             self.events.push(Class::Dispatch, start, DevEvent::Dispatch(slot));
         }
         Ok(())
+    }
+
+    /// Performance hint, no effect on results: the host will submit a command at `offset` in a
+    /// few commands' time. Random host writes are memory-bound on a large drive (the mapping
+    /// entry, then the old unit's live bit and block counters, are cache misses in turn), so
+    /// the lookups run as a two-stage software pipeline: this call prefetches the mapping entry
+    /// of `offset` and, for the offset hinted `HINT_STAGE` calls earlier (its entry now cached),
+    /// the state its write will update.
+    #[inline]
+    pub fn hint_next_offset(&mut self, offset: u64) {
+        let lpn = (offset >> self.mu_bytes.trailing_zeros()) as u32;
+        crate::core::prefetch(&self.core.l2p, lpn as usize);
+        let i = self.hint_pos as usize % HINT_STAGE;
+        let earlier = std::mem::replace(&mut self.hint_ring[i], lpn);
+        self.hint_pos = self.hint_pos.wrapping_add(1);
+        self.core.prefetch_overwrite(earlier);
     }
 
     /// Runs the simulation to the next host completion, or to `deadline` if that comes first

@@ -11,6 +11,7 @@ mod dev_events;
 pub mod device;
 pub mod die_mask;
 pub mod gc_policy;
+mod huge_pages;
 pub mod instant;
 pub mod layout;
 pub mod profile;

@@ -94,4 +94,8 @@ pub trait Device {
 
     /// Commands submitted but not yet returned by [`Device::wait`].
     fn outstanding(&self) -> usize;
+
+    /// A command at `offset_bytes` will be submitted soon. A performance hint only (the
+    /// simulator prefetches its mapping state); results must not depend on it.
+    fn hint_next_offset(&mut self, _offset_bytes: u64) {}
 }

@@ -21,7 +21,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
-use crate::job::pattern::{IoPattern, PatternError};
+use crate::job::pattern::{IoPattern, NextIo, PatternError};
 use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
 use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
 
@@ -199,6 +199,8 @@ fn scale(ns: u64, f: f64) -> u64 {
 /// One running job instance.
 struct Instance {
     pattern: IoPattern,
+    /// I/Os drawn from `pattern` ahead of their submission, in order (see `next_io`).
+    ahead: std::collections::VecDeque<NextIo>,
     slot: usize,
     iodepth: u32,
     outstanding: u32,
@@ -219,7 +221,26 @@ struct Instance {
     ss_reached_ns: Option<u64>,
 }
 
+/// I/Os an instance draws ahead of submitting them.
+const LOOKAHEAD: usize = 8;
+
 impl Instance {
+    /// The next I/O to submit. The pattern is drawn `LOOKAHEAD` I/Os ahead and each offset is
+    /// passed to the device as a hint when drawn, so a simulated drive can fetch its mapping
+    /// state before the command arrives; the sequence of I/Os is the pattern's, unchanged.
+    #[inline]
+    fn next_io(&mut self, dev: &mut dyn Device) -> NextIo {
+        while self.ahead.len() < LOOKAHEAD {
+            let io = self.pattern.next_io();
+            dev.hint_next_offset(io.offset_bytes);
+            self.ahead.push_back(io);
+        }
+        match self.ahead.pop_front() {
+            Some(io) => io,
+            None => self.pattern.next_io(),
+        }
+    }
+
     #[inline]
     fn can_issue(&self, now_ns: u64) -> bool {
         !self.stopped
@@ -417,7 +438,7 @@ impl GroupRun {
     #[inline]
     fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
-        let io = inst.pattern.next_io();
+        let io = inst.next_io(dev);
         let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);
@@ -556,6 +577,7 @@ fn new_instance(
     });
     Ok(Instance {
         pattern,
+        ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
         slot,
         iodepth: spec.iodepth.max(1),
         outstanding: 0,

@@ -115,4 +115,9 @@ impl Device for SimTarget {
     fn outstanding(&self) -> usize {
         self.ssd.outstanding()
     }
+
+    #[inline]
+    fn hint_next_offset(&mut self, offset_bytes: u64) {
+        self.ssd.hint_next_offset(offset_bytes);
+    }
 }

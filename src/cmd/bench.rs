@@ -88,10 +88,21 @@ fn closed_loop(d: &mut SimSsd, qd: u32, n: u64, mut next: impl FnMut() -> u64) -
         d.submit(tag, HostOp::Write, next(), 4096).map_err(CliError::failed)?;
         (tag, submitted) = (tag + 1, submitted + 1);
     }
+    // Offsets are drawn LOOKAHEAD commands ahead of their submission (in the same order), so
+    // the device can fetch their mapping entries meanwhile, as a host generates its stream ahead.
+    const LOOKAHEAD: usize = 8;
+    let mut ahead = std::collections::VecDeque::with_capacity(LOOKAHEAD);
+    let mut drawn = submitted;
     while d.next_completion(None).is_some() {
         done += 1;
-        if submitted < n {
-            d.submit(tag, HostOp::Write, next(), 4096).map_err(CliError::failed)?;
+        while ahead.len() < LOOKAHEAD && drawn < n {
+            let o = next();
+            d.hint_next_offset(o);
+            ahead.push_back(o);
+            drawn += 1;
+        }
+        if let Some(o) = ahead.pop_front() {
+            d.submit(tag, HostOp::Write, o, 4096).map_err(CliError::failed)?;
             (tag, submitted) = (tag + 1, submitted + 1);
         }
     }
