@@ -100,6 +100,9 @@ pub struct FtlCore {
     chooser: VictimChooser,
     /// The victim being relocated and its next word line.
     reloc: Option<(u32, u32)>,
+    /// The (victim, word line) whose mapping entries were last prefetched: a paced relocation
+    /// prefetches the next word line at the end of each step, so the next step need not.
+    prefetched: (u32, u32),
     /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
     host_blocked_at: std::cell::Cell<Option<u64>>,
 }
@@ -168,6 +171,7 @@ impl FtlCore {
             host_blocked_at: std::cell::Cell::new(None),
             chooser: VictimChooser::default(),
             reloc: None,
+            prefetched: (NONE, 0),
         }
     }
 
@@ -411,7 +415,9 @@ impl FtlCore {
         let Some((victim, mut wl)) = self.reloc else { return Step::Done };
         let written = self.blocks.write_ptr[victim as usize];
         let wls = self.layout.wls_written(written);
-        self.prefetch_wl(victim, wl);
+        if self.prefetched != (victim, wl) {
+            self.prefetch_wl(victim, wl);
+        }
         let mut n = 0;
         while wl < wls && n < max_wls {
             if !self.gc_has_room_for_unit() {
@@ -419,6 +425,7 @@ impl FtlCore {
                 return Step::Stalled;
             }
             self.prefetch_wl(victim, wl + 1);
+            self.prefetched = (victim, wl + 1);
             self.relocate_wl(victim, wl, out);
             wl += 1;
             n += 1;

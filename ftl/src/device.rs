@@ -548,8 +548,13 @@ impl SimSsd {
                 if let Some(ra) = self.read_ahead.as_mut() {
                     ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
                 }
-                self.pending_writes.push_back(slot);
-                self.try_admit();
+                // With no earlier write waiting, admit it straight away.
+                if !self.pending_writes.is_empty() {
+                    self.pending_writes.push_back(slot);
+                    self.try_admit();
+                } else if !self.admit(slot) {
+                    self.pending_writes.push_back(slot);
+                }
             }
             HostOp::Trim => {
                 if let Some(ra) = self.read_ahead.as_mut() {
@@ -697,42 +702,52 @@ impl SimSsd {
         self.events.push(Class::ReadDone, self.pcie_out_free, DevEvent::Done(slot));
     }
 
-    /// Admits waiting writes, unit by unit, while buffer space and stream space allow.
+    /// Admits waiting writes, in order, while buffer space and stream space allow.
     fn try_admit(&mut self) {
         while let Some(&slot) = self.pending_writes.front() {
-            let c = self.cmds[slot as usize];
-            let mut next = c.next_mu;
-            while next < c.mus {
-                if self.buffer_used_mus >= self.buffer_cap_mus {
-                    self.set_stall(Stall::Buffer(self.now));
-                    self.cmds[slot as usize].next_mu = next;
-                    return;
-                }
-                if !self.core.host_can_write() {
-                    self.cmds[slot as usize].next_mu = next;
-                    self.set_stall(Stall::Space(self.now));
-                    self.maybe_gc();
-                    return;
-                }
-                // host_can_write() was checked just above, so the write cannot fail.
-                let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
-                self.buffer_used_mus += 1;
-                if let Some(p) = self.pacing.as_mut() {
-                    p.host_mus = p.host_mus.saturating_add(1);
-                }
-                next += 1;
-                if !self.admit_events.is_empty() {
-                    let mut ev = std::mem::take(&mut self.admit_events);
-                    self.run_core_events(&mut ev);
-                    self.admit_events = ev;
-                }
+            if !self.admit(slot) {
+                return;
             }
-            self.set_stall(Stall::None);
             self.pending_writes.pop_front();
-            let ack = self.now.max(c.data_ready) + self.write_ack_ns;
-            self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
-            self.maybe_gc();
         }
+    }
+
+    /// Admits write `slot` unit by unit while buffer and stream space allow; true once all its
+    /// units are in (it is then acknowledged), false when it must wait (the stall is recorded).
+    #[inline]
+    fn admit(&mut self, slot: u32) -> bool {
+        let c = self.cmds[slot as usize];
+        let mut next = c.next_mu;
+        while next < c.mus {
+            if self.buffer_used_mus >= self.buffer_cap_mus {
+                self.set_stall(Stall::Buffer(self.now));
+                self.cmds[slot as usize].next_mu = next;
+                return false;
+            }
+            if !self.core.host_can_write() {
+                self.cmds[slot as usize].next_mu = next;
+                self.set_stall(Stall::Space(self.now));
+                self.maybe_gc();
+                return false;
+            }
+            // host_can_write() was checked just above, so the write cannot fail.
+            let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
+            self.buffer_used_mus += 1;
+            if let Some(p) = self.pacing.as_mut() {
+                p.host_mus = p.host_mus.saturating_add(1);
+            }
+            next += 1;
+            if !self.admit_events.is_empty() {
+                let mut ev = std::mem::take(&mut self.admit_events);
+                self.run_core_events(&mut ev);
+                self.admit_events = ev;
+            }
+        }
+        self.set_stall(Stall::None);
+        let ack = self.now.max(c.data_ready) + self.write_ack_ns;
+        self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
+        self.maybe_gc();
+        true
     }
 
     fn set_stall(&mut self, s: Stall) {
@@ -904,7 +919,24 @@ impl SimSsd {
     /// spread over the host writes that consume the space it will free, so GC work is smooth
     /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
     /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
+    #[inline]
     fn maybe_gc(&mut self) {
+        // The common case, checked inline: pacing is ahead of its target (or no GC is wanted)
+        // and host writes are not blocked on space. Same outcome as the full path.
+        let quiet = !matches!(self.stall, Stall::Space(_))
+            && match self.pacing {
+                Some(p) => p.host_mus < p.next_at && self.core.blocks.free_total() > self.core.cfg.host_reserve_blocks,
+                None => !self.core.gc_wanted(self.pending_erases),
+            };
+        if quiet {
+            self.erase_ready_victims();
+        } else {
+            self.run_gc();
+        }
+    }
+
+    /// [`Self::maybe_gc`] when GC may have work to do.
+    fn run_gc(&mut self) {
         loop {
             if let Some(mut p) = self.pacing {
                 let urgent = matches!(self.stall, Stall::Space(_))

@@ -18,11 +18,12 @@ pub struct BenchArgs {
     /// Drive profile (embedded name or TOML path).
     #[arg(long, default_value = "generic-tlc")]
     drive: String,
-    /// Simulate 1/N of the drive; default: automatic, at most 8 GiB of simulated NAND.
+    /// Simulate 1/N of the drive; default: the scale `ssdlab run` chooses (at most 2^24 mapping
+    /// units, 64 GiB of NAND at 4 KiB), so the figure is the speed users get.
     #[arg(long)]
     scale: Option<String>,
     /// Random-write drive-writes measured after the warm-up.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 1.0)]
     drive_writes: f64,
     /// The measured writes run as this many separately timed segments (median reported).
     #[arg(long, default_value_t = 5)]
@@ -36,15 +37,6 @@ pub struct BenchArgs {
     /// Keep write sequences (power-loss mode): 4 more bytes per unit.
     #[arg(long)]
     track_sequence: bool,
-}
-
-/// Automatic scale: the smallest power-of-two divisor that keeps the simulated NAND <= 8 GiB.
-fn auto_scale(raw_bytes: u64) -> u32 {
-    let mut n = 1u32;
-    while raw_bytes / n as u64 > 8 << 30 && n < 1 << 20 {
-        n *= 2;
-    }
-    n
 }
 
 /// FTL table bytes of a built device: L2P + P2L (+ sequences) + live-unit bitmap + block table.
@@ -113,7 +105,7 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     let p = ftl::profile::load(&a.drive)?;
     let scale = match &a.scale {
         Some(s) => parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?,
-        None => auto_scale(p.geometry.raw_bytes()),
+        None => host_bench::simrun::auto_scale(&p),
     };
     if !(a.drive_writes > 0.0 && a.drive_writes <= 100.0) || a.qd == 0 || a.qd > 4096 {
         return Err(CliError::bad_input("--drive-writes allowed 0 < x <= 100, --qd allowed 1..=4096"));
@@ -125,9 +117,11 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "ssdlab bench: {} at scale 1/{scale} ({:.2} GiB raw simulated, {} user 4 KiB units), QD {}",
+        "ssdlab bench: {} at scale 1/{scale} ({:.2} GiB raw simulated, {} blocks of {} word lines, {} user 4 KiB units), QD {}",
         a.drive,
         d.capacity().raw_bytes_sim as f64 / (1u64 << 30) as f64,
+        d.core.layout.blocks,
+        d.core.layout.geo.word_lines_per_block(),
         user_units,
         a.qd
     );
