@@ -65,62 +65,78 @@ impl<E: Copy> Fifo<E> {
 pub(crate) struct DevEvents<E> {
     q: [Fifo<E>; 4],
     seq: u64,
-    /// The class holding the next event: kept up to date by push and pop, so peeking is O(1).
-    head: Option<usize>,
+    /// Time of each class's front event (`SimTime::MAX` when empty), so finding the next event
+    /// compares four integers without touching the FIFOs; sequences break ties.
+    front: [SimTime; 4],
+    /// The class holding the next event (valid when any class is non-empty).
+    head: usize,
 }
 
 impl<E: Copy> DevEvents<E> {
     pub fn new() -> Self {
         let fifo = || Fifo { buf: Vec::new(), head: 0 };
-        DevEvents { q: [fifo(), fifo(), fifo(), fifo()], seq: 0, head: None }
+        DevEvents { q: [fifo(), fifo(), fifo(), fifo()], seq: 0, front: [SimTime::MAX; 4], head: 0 }
     }
 
     #[inline(always)]
     pub fn push(&mut self, class: Class, t: SimTime, ev: E) {
         let seq = self.seq;
         self.seq += 1;
-        self.q[class as usize].push(t, seq, ev);
-        // The new event has the highest sequence, so it leads only if strictly earlier.
-        let leads = match self.head {
-            None => true,
-            Some(h) => self.q[h].front().is_none_or(|&(ht, _, _)| t < ht),
-        };
-        if leads {
-            self.head = Some(class as usize);
+        let c = class as usize;
+        self.q[c].push(t, seq, ev);
+        // An event inserted in place lands after equal times, so a class's front changes only
+        // when the new event is strictly earlier; having the highest sequence, it leads overall
+        // only then too.
+        if t < self.front[c] {
+            self.front[c] = t;
+        }
+        if t < self.front[self.head] {
+            self.head = c;
         }
     }
 
+    /// The class whose front is the least `(time, seq)`.
     #[inline]
-    fn find_head(&self) -> Option<usize> {
-        let mut best: Option<(SimTime, u64, usize)> = None;
-        for (i, q) in self.q.iter().enumerate() {
-            if let Some(&(t, s, _)) = q.front() {
-                if best.is_none_or(|(bt, bs, _)| (t, s) < (bt, bs)) {
-                    best = Some((t, s, i));
-                }
+    fn find_head(&self) -> usize {
+        let mut best = 0;
+        for c in 1..4 {
+            let (t, b) = (self.front[c], self.front[best]);
+            if t < b || (t == b && t != SimTime::MAX && self.front_seq(c) < self.front_seq(best)) {
+                best = c;
             }
         }
-        best.map(|b| b.2)
+        best
+    }
+
+    #[inline]
+    fn front_seq(&self, c: usize) -> u64 {
+        self.q[c].front().map_or(u64::MAX, |e| e.1)
     }
 
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.head.and_then(|i| self.q[i].front().map(|e| e.0))
+        let t = self.front[self.head];
+        (t != SimTime::MAX).then_some(t)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let i = self.head?;
-        let got = self.q[i].pop().map(|(t, _, e)| (t, e));
+        let h = self.head;
+        if self.front[h] == SimTime::MAX {
+            return None;
+        }
+        let (t, _, e) = self.q[h].pop()?;
+        self.front[h] = self.q[h].front().map_or(SimTime::MAX, |f| f.0);
         self.head = self.find_head();
-        got
+        Some((t, e))
     }
 
     pub fn clear(&mut self) {
         for q in &mut self.q {
             q.clear();
         }
-        self.head = None;
+        self.front = [SimTime::MAX; 4];
+        self.head = 0;
     }
 }
 
