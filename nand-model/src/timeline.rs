@@ -4,12 +4,14 @@
 //! which is how a channel interleaves dies.
 
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
-/// Reserved busy intervals `[start, end)`, sorted and disjoint.
+/// Reserved busy intervals `[start, end)`, sorted and disjoint: `busy[head..]` are the live ones
+/// (a `Vec` and a cursor, cheaper per reservation than a `VecDeque`; the finished prefix is
+/// dropped when it empties or grows long).
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
-    busy: VecDeque<(SimTime, SimTime)>,
+    busy: Vec<(SimTime, SimTime)>,
+    head: usize,
     busy_ns_total: SimTime,
 }
 
@@ -22,20 +24,24 @@ impl Timeline {
     /// reservation; returns the start. `now` (<= earliest, non-decreasing over calls) lets it
     /// forget intervals that are over.
     pub fn reserve(&mut self, now: SimTime, earliest: SimTime, dur: SimTime) -> SimTime {
-        while let Some(&(_, end)) = self.busy.front() {
-            if end <= now {
-                self.busy.pop_front();
-            } else {
-                break;
-            }
+        while self.head < self.busy.len() && self.busy[self.head].1 <= now {
+            self.head += 1;
+        }
+        if self.head == self.busy.len() {
+            self.busy.clear();
+            self.head = 0;
+        } else if self.head >= 64 && self.head * 2 >= self.busy.len() {
+            self.busy.drain(..self.head);
+            self.head = 0;
         }
         self.busy_ns_total += dur;
         let mut start = earliest;
         // Skip intervals that end before we could start: they are sorted and disjoint, so a
         // binary search finds the first that does not.
-        let mut idx = self.busy.partition_point(|&(_, end)| end <= start);
-        while idx < self.busy.len() {
-            let (s, e) = self.busy[idx];
+        let live = &self.busy[self.head..];
+        let mut idx = live.partition_point(|&(_, end)| end <= start);
+        while idx < live.len() {
+            let (s, e) = live[idx];
             if start + dur <= s {
                 break;
             }
@@ -44,13 +50,13 @@ impl Timeline {
         }
         if dur > 0 {
             // Merge with the neighbours when touching, to keep the list short.
+            let idx = self.head + idx;
             let end = start + dur;
-            let touches_prev = idx > 0 && self.busy[idx - 1].1 == start;
+            let touches_prev = idx > self.head && self.busy[idx - 1].1 == start;
             let touches_next = idx < self.busy.len() && self.busy[idx].0 == end;
             match (touches_prev, touches_next) {
                 (true, true) => {
-                    let next_end = self.busy[idx].1;
-                    self.busy[idx - 1].1 = next_end;
+                    self.busy[idx - 1].1 = self.busy[idx].1;
                     self.busy.remove(idx);
                 }
                 (true, false) => self.busy[idx - 1].1 = end,
@@ -68,11 +74,12 @@ impl Timeline {
 
     /// Number of pending intervals (diagnostics).
     pub fn pending(&self) -> usize {
-        self.busy.len()
+        self.busy.len() - self.head
     }
 
     pub fn clear(&mut self) {
         self.busy.clear();
+        self.head = 0;
     }
 }
 
@@ -90,7 +97,48 @@ mod tests {
         assert_eq!(t.reserve(0, 5, 50), 10);
     }
 
+    /// The plain list the cursor version must match: intervals kept in a `VecDeque`, finished
+    /// ones popped from the front.
+    fn reference_reserve(busy: &mut std::collections::VecDeque<(u64, u64)>, now: u64, earliest: u64, dur: u64) -> u64 {
+        while busy.front().is_some_and(|&(_, e)| e <= now) {
+            busy.pop_front();
+        }
+        let mut start = earliest;
+        let mut idx = busy.partition_point(|&(_, end)| end <= start);
+        while idx < busy.len() && start + dur > busy[idx].0 {
+            start = start.max(busy[idx].1);
+            idx += 1;
+        }
+        if dur > 0 {
+            let end = start + dur;
+            let tp = idx > 0 && busy[idx - 1].1 == start;
+            let tn = idx < busy.len() && busy[idx].0 == end;
+            match (tp, tn) {
+                (true, true) => {
+                    busy[idx - 1].1 = busy[idx].1;
+                    busy.remove(idx);
+                }
+                (true, false) => busy[idx - 1].1 = end,
+                (false, true) => busy[idx].0 = start,
+                (false, false) => busy.insert(idx, (start, end)),
+            }
+        }
+        start
+    }
+
     proptest! {
+        #[test]
+        fn matches_the_plain_list(reqs in proptest::collection::vec((0u64..40, 0u64..400, 0u64..60), 1..400)) {
+            let mut t = Timeline::new();
+            let mut r = std::collections::VecDeque::new();
+            let mut now = 0;
+            for (step, ahead, dur) in reqs {
+                now += step;
+                prop_assert_eq!(t.reserve(now, now + ahead, dur), reference_reserve(&mut r, now, now + ahead, dur));
+                prop_assert_eq!(t.pending(), r.len());
+            }
+        }
+
         #[test]
         fn never_overlaps(reqs in proptest::collection::vec((0u64..1000, 1u64..50), 1..60)) {
             let mut t = Timeline::new();
