@@ -452,11 +452,15 @@ impl FtlCore {
         let first = base + (wl * l.mus_per_pu).min(written);
         let end = base + written.min((wl + 1) * l.mus_per_pu);
         if end - first <= 128 {
-            let mut live = self.live_bits(first, end - first);
-            while live != 0 {
-                let ppn = (first + live.trailing_zeros()) as usize;
-                live &= live - 1;
-                prefetch(&self.l2p, self.p2l[ppn] as usize);
+            let live = self.live_bits(first, end - first);
+            // Two 64-bit halves: bit scans on u64 are single instructions, on u128 branches.
+            for (half, base) in [(live as u64, first), ((live >> 64) as u64, first + 64)] {
+                let mut bits = half;
+                while bits != 0 {
+                    let ppn = (base + bits.trailing_zeros()) as usize;
+                    bits &= bits - 1;
+                    prefetch(&self.l2p, self.p2l[ppn] as usize);
+                }
             }
             return;
         }
@@ -533,13 +537,19 @@ impl FtlCore {
             return;
         }
         let mut run = Run::default();
-        let mut rest = live;
-        while rest != 0 {
-            let ppn = first + rest.trailing_zeros();
-            if !self.move_unit(ppn, &mut run, out) {
-                break;
+        // Two 64-bit halves (see prefetch_wl); `rest`: live units that could not move.
+        let mut rest = 0u128;
+        'halves: for k in 0..2u32 {
+            let mut bits = (live >> (64 * k)) as u64;
+            while bits != 0 {
+                let ppn = first + 64 * k + bits.trailing_zeros();
+                if !self.move_unit(ppn, &mut run, out) {
+                    let later = if k == 0 { live >> 64 << 64 } else { 0 };
+                    rest = (bits as u128) << (64 * k) | later;
+                    break 'halves;
+                }
+                bits &= bits - 1;
             }
-            rest &= rest - 1;
         }
         // The moved units leave the victim: their live bits go in one pass.
         self.clear_live_bits(first, live & !rest);
