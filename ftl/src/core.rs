@@ -120,6 +120,23 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     let _ = (v, i);
 }
 
+/// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
+/// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
+/// instructions, on u128 they branch.
+#[inline(always)]
+fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> Option<u32> {
+    for (mut half, base) in [(bits as u64, first), ((bits >> 64) as u64, first + 64)] {
+        while half != 0 {
+            let unit = base + half.trailing_zeros();
+            if !f(unit) {
+                return Some(unit);
+            }
+            half &= half - 1;
+        }
+    }
+    None
+}
+
 /// Progress of an incremental relocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -446,22 +463,12 @@ impl FtlCore {
     /// The spare area is read sequentially; the L2P lookups it leads to are random cache
     /// misses. Prefetching the next word line's entries while one is processed overlaps them.
     fn prefetch_wl(&self, victim: u32, wl: u32) {
-        let l = &self.layout;
-        let base = l.first_ppn(victim);
-        let written = self.blocks.write_ptr[victim as usize];
-        let first = base + (wl * l.mus_per_pu).min(written);
-        let end = base + written.min((wl + 1) * l.mus_per_pu);
+        let (first, end) = self.wl_units(victim, wl);
         if end - first <= 128 {
-            let live = self.live_bits(first, end - first);
-            // Two 64-bit halves: bit scans on u64 are single instructions, on u128 branches.
-            for (half, base) in [(live as u64, first), ((live >> 64) as u64, first + 64)] {
-                let mut bits = half;
-                while bits != 0 {
-                    let ppn = (base + bits.trailing_zeros()) as usize;
-                    bits &= bits - 1;
-                    prefetch(&self.l2p, self.p2l[ppn] as usize);
-                }
-            }
+            for_each_set_bit(self.live_bits(first, end - first), first, |ppn| {
+                prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
+                true
+            });
             return;
         }
         for ppn in first..end {
@@ -471,24 +478,28 @@ impl FtlCore {
         }
     }
 
+    /// Physical units `first..end` of word line `wl` of `victim` that hold data (none past the
+    /// block's write pointer).
+    fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
+        let l = &self.layout;
+        let written = self.blocks.write_ptr[victim as usize];
+        let base = l.first_ppn(victim);
+        (base + (wl * l.mus_per_pu).min(written), base + ((wl + 1) * l.mus_per_pu).min(written))
+    }
+
     /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
     /// per page type with live data) are emitted first, so every program carrying this data
     /// waits for them.
     fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
-        let l = self.layout;
-        let base = l.first_ppn(victim);
-        let written = self.blocks.write_ptr[victim as usize];
-        let wl_start = wl * l.mus_per_pu;
-        let wl_end = (wl_start + l.mus_per_pu).min(written);
-        if wl_start >= wl_end {
+        let (first, end) = self.wl_units(victim, wl);
+        if first >= end {
             return;
         }
-        let n_units = wl_end - wl_start;
-        if n_units <= 128 {
-            let live = self.live_bits(base + wl_start, n_units);
-            self.relocate_units(victim, base + wl_start, live, out);
+        if end - first <= 128 {
+            let live = self.live_bits(first, end - first);
+            self.relocate_units(victim, first, live, out);
         } else {
-            self.relocate_units_wide(victim, base + wl_start, base + wl_end, out);
+            self.relocate_units_wide(victim, first, end, out);
         }
     }
 
@@ -509,9 +520,9 @@ impl FtlCore {
                 moved += n;
             }
         }
+        let die = l.die_of_block(victim);
         for t in 0..bits {
             if planes[t] > 0 {
-                let die = l.die_of_block(victim);
                 out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
             }
         }
@@ -537,20 +548,9 @@ impl FtlCore {
             return;
         }
         let mut run = Run::default();
-        // Two 64-bit halves (see prefetch_wl); `rest`: live units that could not move.
-        let mut rest = 0u128;
-        'halves: for k in 0..2u32 {
-            let mut bits = (live >> (64 * k)) as u64;
-            while bits != 0 {
-                let ppn = first + 64 * k + bits.trailing_zeros();
-                if !self.move_unit(ppn, &mut run, out) {
-                    let later = if k == 0 { live >> 64 << 64 } else { 0 };
-                    rest = (bits as u128) << (64 * k) | later;
-                    break 'halves;
-                }
-                bits &= bits - 1;
-            }
-        }
+        let stopped = for_each_set_bit(live, first, |ppn| self.move_unit(ppn, &mut run, out));
+        // Live units that could not move (none in practice: see move_unit).
+        let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - first)));
         // The moved units leave the victim: their live bits go in one pass.
         self.clear_live_bits(first, live & !rest);
         self.end_moves(victim, run, out);
@@ -653,13 +653,7 @@ impl FtlCore {
         let mut run = Run::default();
         let mut w = lo / 64;
         'words: while w * 64 < hi {
-            let mut word = self.valid_bits[w as usize];
-            if w * 64 < lo {
-                word &= u64::MAX << (lo % 64);
-            }
-            if (w + 1) * 64 > hi {
-                word &= !(u64::MAX << (hi % 64));
-            }
+            let mut word = self.live_word(w, lo, hi);
             while word != 0 {
                 let ppn = w * 64 + word.trailing_zeros();
                 word &= word - 1;
@@ -675,20 +669,20 @@ impl FtlCore {
 
     /// Live units among physical units `lo..hi`.
     fn count_live(&self, lo: u32, hi: u32) -> u32 {
-        let mut n = 0;
-        let mut w = lo / 64;
-        while w * 64 < hi {
-            let mut word = self.valid_bits[w as usize];
-            if w * 64 < lo {
-                word &= u64::MAX << (lo % 64);
-            }
-            if (w + 1) * 64 > hi {
-                word &= !(u64::MAX << (hi % 64));
-            }
-            n += word.count_ones();
-            w += 1;
+        (lo / 64..hi.div_ceil(64)).map(|w| self.live_word(w, lo, hi).count_ones()).sum()
+    }
+
+    /// Word `w` of the live-unit bitmap with the bits outside units `lo..hi` cleared.
+    #[inline]
+    fn live_word(&self, w: u32, lo: u32, hi: u32) -> u64 {
+        let mut word = self.valid_bits[w as usize];
+        if w * 64 < lo {
+            word &= u64::MAX << (lo % 64);
         }
-        n
+        if (w + 1) * 64 > hi {
+            word &= !(u64::MAX << (hi % 64));
+        }
+        word
     }
 
     /// Pads the open program unit of each stream so everything placed can be programmed (used

@@ -71,14 +71,12 @@ pub(crate) struct DevEvents<E> {
     front: [SimTime; 4],
     /// The class holding the next event (valid when any class is non-empty).
     head: usize,
-    /// Bit c set when class c holds events: usually one class does, and then it is the head.
-    nonempty: u32,
 }
 
 impl<E: Copy> DevEvents<E> {
     pub fn new() -> Self {
         let fifo = || Fifo { buf: Vec::new(), head: 0 };
-        DevEvents { q: [fifo(), fifo(), fifo(), fifo()], seq: 0, front: [SimTime::MAX; 4], head: 0, nonempty: 0 }
+        DevEvents { q: [fifo(), fifo(), fifo(), fifo()], seq: 0, front: [SimTime::MAX; 4], head: 0 }
     }
 
     #[inline(always)]
@@ -87,7 +85,6 @@ impl<E: Copy> DevEvents<E> {
         self.seq += 1;
         let c = class as usize;
         self.q[c].push(t, seq, ev);
-        self.nonempty |= 1 << c;
         // An event inserted in place lands after equal times, so a class's front changes only
         // when the new event is strictly earlier; having the highest sequence, it leads overall
         // only then too.
@@ -102,9 +99,6 @@ impl<E: Copy> DevEvents<E> {
     /// The class whose front is the least `(time, seq)`.
     #[inline]
     fn find_head(&self) -> usize {
-        if self.nonempty & self.nonempty.wrapping_sub(1) == 0 {
-            return self.nonempty.trailing_zeros() as usize & 3; // one class (or none: any)
-        }
         let mut best = 0;
         for c in 1..4 {
             let (t, b) = (self.front[c], self.front[best]);
@@ -133,13 +127,7 @@ impl<E: Copy> DevEvents<E> {
             return None;
         }
         let (t, _, e) = self.q[h].pop()?;
-        match self.q[h].front() {
-            Some(f) => self.front[h] = f.0,
-            None => {
-                self.front[h] = SimTime::MAX;
-                self.nonempty &= !(1 << h);
-            }
-        }
+        self.front[h] = self.q[h].front().map_or(SimTime::MAX, |f| f.0);
         self.head = self.find_head();
         Some((t, e))
     }
@@ -150,7 +138,6 @@ impl<E: Copy> DevEvents<E> {
         }
         self.front = [SimTime::MAX; 4];
         self.head = 0;
-        self.nonempty = 0;
     }
 }
 

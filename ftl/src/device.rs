@@ -135,8 +135,11 @@ const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
 const NO_DIE: u32 = u32::MAX;
-/// Calls between the two prefetch stages of [`SimSsd::hint_next_offset`].
-const HINT_STAGE: usize = 4;
+/// How many commands ahead a host should pass offsets to [`SimSsd::hint_next_offset`].
+pub const HINT_LOOKAHEAD: usize = 8;
+/// Calls between the two prefetch stages of [`SimSsd::hint_next_offset`] (half the lookahead, so
+/// the second stage also runs well before the command arrives).
+const HINT_STAGE: usize = HINT_LOOKAHEAD / 2;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DevEvent {
@@ -451,16 +454,7 @@ impl SimSsd {
             pending: 0,
             data_ready: 0,
         };
-        let slot = match self.free_cmds.pop() {
-            Some(s) => {
-                self.cmds[s as usize] = cmd;
-                s
-            }
-            None => {
-                self.cmds.push(cmd);
-                (self.cmds.len() - 1) as u32
-            }
-        };
+        let slot = nand_model::slots::put(&mut self.cmds, &mut self.free_cmds, cmd);
         self.outstanding += 1;
         // The first mapping lookup of this command is a likely cache miss: start it now.
         crate::core::prefetch(&self.core.l2p, first as usize);
@@ -545,27 +539,26 @@ impl SimSsd {
                 self.cmds[slot as usize].data_ready = self.pcie_in_free;
                 self.counters.host_write_bytes += c.len as u64;
                 self.counters.host_writes += 1;
-                if let Some(ra) = self.read_ahead.as_mut() {
-                    ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
-                }
-                // With no earlier write waiting, admit it straight away.
-                if !self.pending_writes.is_empty() {
-                    self.pending_writes.push_back(slot);
-                    self.try_admit();
-                } else if !self.admit(slot) {
-                    self.pending_writes.push_back(slot);
-                }
+                self.invalidate_read_ahead(c);
+                self.pending_writes.push_back(slot);
+                self.try_admit();
             }
             HostOp::Trim => {
-                if let Some(ra) = self.read_ahead.as_mut() {
-                    ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
-                }
+                self.invalidate_read_ahead(c);
                 for lpn in c.first_lpn..c.first_lpn + c.mus {
                     self.core.trim(lpn);
                 }
                 self.counters.host_trim_bytes += c.len as u64;
                 self.events.push(Class::TrimDone, self.now + self.write_ack_ns, DevEvent::Done(slot));
             }
+        }
+    }
+
+    /// A write or trim of `c`'s units makes any read-ahead data of them stale.
+    #[inline]
+    fn invalidate_read_ahead(&mut self, c: Cmd) {
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
         }
     }
 
@@ -664,9 +657,9 @@ impl SimSsd {
             let Some(ra) = self.read_ahead.as_mut() else { return };
             let id = ra.add_group(start, lpn, reads);
             if let Some((block, _, _, _)) = first {
+                let die = l.die_of_block(block);
                 for t in 0..4 {
                     if planes[t] != 0 {
-                        let die = l.die_of_block(block);
                         let op = NandOp::read(TAG_RA | id as u64, die, t as u8, planes[t].count_ones() as u8, bytes[t]);
                         self.flash.submit(self.now, op);
                     }
@@ -773,16 +766,7 @@ impl SimSsd {
                     in_read_run = false;
                     let seq = self.pu_done[stream as usize].issue();
                     let rec = PuRec { block, die, mus, host_mus, stream, seq };
-                    let slot = match self.free_pus.pop() {
-                        Some(s) => {
-                            self.pus[s as usize] = rec;
-                            s
-                        }
-                        None => {
-                            self.pus.push(rec);
-                            (self.pus.len() - 1) as u32
-                        }
-                    };
+                    let slot = nand_model::slots::put(&mut self.pus, &mut self.free_pus, rec);
                     // The unit carries relocated data read by GC reads lo..hi: those of the word
                     // lines moved since the stream's previous unit, plus the last word line
                     // before it (its remaining units may have spilled into this one). The
@@ -919,24 +903,7 @@ impl SimSsd {
     /// spread over the host writes that consume the space it will free, so GC work is smooth
     /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
     /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
-    #[inline]
     fn maybe_gc(&mut self) {
-        // The common case, checked inline: pacing is ahead of its target (or no GC is wanted)
-        // and host writes are not blocked on space. Same outcome as the full path.
-        let quiet = !matches!(self.stall, Stall::Space(_))
-            && match self.pacing {
-                Some(p) => p.host_mus < p.next_at && self.core.blocks.free_total() > self.core.cfg.host_reserve_blocks,
-                None => !self.core.gc_wanted(self.pending_erases),
-            };
-        if quiet {
-            self.erase_ready_victims();
-        } else {
-            self.run_gc();
-        }
-    }
-
-    /// [`Self::maybe_gc`] when GC may have work to do.
-    fn run_gc(&mut self) {
         loop {
             if let Some(mut p) = self.pacing {
                 let urgent = matches!(self.stall, Stall::Space(_))

@@ -146,16 +146,7 @@ impl ReadAhead {
     /// Appends `lo..hi` to the window as a group waiting for `reads` NAND reads; returns its id.
     pub fn add_group(&mut self, lo: u32, hi: u32, reads: u32) -> u32 {
         let g = Group { pending: reads, waiters: Vec::new() };
-        let id = match self.free.pop() {
-            Some(i) => {
-                self.groups[i as usize] = g;
-                i
-            }
-            None => {
-                self.groups.push(g);
-                (self.groups.len() - 1) as u32
-            }
-        };
+        let id = nand_model::slots::put(&mut self.groups, &mut self.free, g);
         if !self.window.is_empty() && self.window_hi != lo {
             self.drop_window();
         }

@@ -222,7 +222,7 @@ struct Instance {
 }
 
 /// I/Os an instance draws ahead of submitting them.
-const LOOKAHEAD: usize = 8;
+const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
 
 impl Instance {
     /// The next I/O to submit. The pattern is drawn `LOOKAHEAD` I/Os ahead and each offset is

@@ -328,17 +328,7 @@ impl Flash {
     /// Keeps a read that runs beside the die's main operation (during a suspension, or on its
     /// own plane) until its end event: (op, start, governor credit W). Returns its slot.
     fn park_read(&mut self, op: NandOp, start: SimTime, credit_w: f64) -> u32 {
-        let rec = (op, start, credit_w);
-        match self.free_suspended.pop() {
-            Some(i) => {
-                self.suspended[i as usize] = rec;
-                i
-            }
-            None => {
-                self.suspended.push(rec);
-                (self.suspended.len() - 1) as u32
-            }
-        }
+        crate::slots::put(&mut self.suspended, &mut self.free_suspended, (op, start, credit_w))
     }
 
     /// A parked read ended at `now`: frees its slot and returns its governor credit.

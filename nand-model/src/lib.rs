@@ -28,6 +28,7 @@ pub mod flash;
 pub mod geometry;
 pub mod governor;
 pub mod rng;
+pub mod slots;
 pub mod time;
 pub mod timeline;
 pub mod timing;

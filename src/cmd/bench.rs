@@ -82,7 +82,7 @@ fn closed_loop(d: &mut SimSsd, qd: u32, n: u64, mut next: impl FnMut() -> u64) -
     }
     // Offsets are drawn LOOKAHEAD commands ahead of their submission (in the same order), so
     // the device can fetch their mapping entries meanwhile, as a host generates its stream ahead.
-    const LOOKAHEAD: usize = 8;
+    const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
     let mut ahead = std::collections::VecDeque::with_capacity(LOOKAHEAD);
     let mut drawn = submitted;
     while d.next_completion(None).is_some() {
