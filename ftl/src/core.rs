@@ -100,9 +100,8 @@ pub struct FtlCore {
     chooser: VictimChooser,
     /// The victim being relocated and its next word line.
     reloc: Option<(u32, u32)>,
-    /// The (victim, word line) whose mapping entries were last prefetched: a paced relocation
-    /// prefetches the next word line at the end of each step, so the next step need not.
-    prefetched: (u32, u32),
+    /// The word line GC moves next and how far its mapping entries have been prefetched.
+    ahead: Ahead,
     /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
     host_blocked_at: std::cell::Cell<Option<u64>>,
 }
@@ -135,6 +134,18 @@ fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> O
         }
     }
     None
+}
+
+/// Mapping entries of GC's next word line prefetched per host command.
+const GC_PREFETCH_PER_COMMAND: u32 = 12;
+
+/// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    victim: u32,
+    wl: u32,
+    next: u32,
+    end: u32,
 }
 
 /// Progress of an incremental relocation.
@@ -188,7 +199,7 @@ impl FtlCore {
             host_blocked_at: std::cell::Cell::new(None),
             chooser: VictimChooser::default(),
             reloc: None,
-            prefetched: (NONE, 0),
+            ahead: Ahead { victim: NONE, wl: 0, next: 0, end: 0 },
         }
     }
 
@@ -414,6 +425,7 @@ impl FtlCore {
         self.blocks.mark_victim(victim);
         self.stats.gc_victims += 1;
         self.reloc = Some((victim, 0));
+        self.aim_prefetch(victim, 0);
     }
 
     /// The victim being relocated, if any.
@@ -432,17 +444,17 @@ impl FtlCore {
         let Some((victim, mut wl)) = self.reloc else { return Step::Done };
         let written = self.blocks.write_ptr[victim as usize];
         let wls = self.layout.wls_written(written);
-        if self.prefetched != (victim, wl) {
-            self.prefetch_wl(victim, wl);
-        }
         let mut n = 0;
         while wl < wls && n < max_wls {
             if !self.gc_has_room_for_unit() {
                 self.reloc = Some((victim, wl));
                 return Step::Stalled;
             }
-            self.prefetch_wl(victim, wl + 1);
-            self.prefetched = (victim, wl + 1);
+            if (self.ahead.victim, self.ahead.wl) != (victim, wl) {
+                self.aim_prefetch(victim, wl);
+            }
+            self.prefetch_ahead(u32::MAX);
+            self.aim_prefetch(victim, wl + 1);
             self.relocate_wl(victim, wl, out);
             wl += 1;
             n += 1;
@@ -460,21 +472,54 @@ impl FtlCore {
         self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
     }
 
-    /// The spare area is read sequentially; the L2P lookups it leads to are random cache
-    /// misses. Prefetching the next word line's entries while one is processed overlaps them.
-    fn prefetch_wl(&self, victim: u32, wl: u32) {
+    /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
+    /// (the P2L entries) and live bits, which the mapping-entry prefetches then read.
+    fn aim_prefetch(&mut self, victim: u32, wl: u32) {
         let (first, end) = self.wl_units(victim, wl);
-        if end - first <= 128 {
-            for_each_set_bit(self.live_bits(first, end - first), first, |ppn| {
-                prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
-                true
-            });
-            return;
+        self.ahead = Ahead { victim, wl, next: first, end };
+        let mut ppn = first;
+        while ppn < end {
+            prefetch(&self.p2l, ppn as usize);
+            ppn += 16; // 16 entries per 64-byte line
         }
-        for ppn in first..end {
-            if self.is_live(ppn) {
+        prefetch(&self.valid_bits, (first / 64) as usize);
+        prefetch(&self.valid_bits, (end.saturating_sub(1) / 64) as usize);
+    }
+
+    /// Prefetches the mapping entries of up to `max` more live units of the word line GC moves
+    /// next. The spare area is read sequentially but the L2P entries it names are random cache
+    /// misses; a whole word line's at once would fill the CPU's miss buffers and stall it, so
+    /// the host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
+    /// relocation fetches whatever is left before it moves the word line.
+    fn prefetch_ahead(&mut self, max: u32) {
+        let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
+        while next < end && left > 0 {
+            let word_end = ((next / 64 + 1) * 64).min(end);
+            let n = word_end - next;
+            let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+            let mut bits = (self.valid_bits[(next / 64) as usize] >> (next % 64)) & mask;
+            let base = next;
+            next = word_end;
+            while bits != 0 {
+                let ppn = base + bits.trailing_zeros();
                 prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
+                bits &= bits - 1;
+                left -= 1;
+                if left == 0 {
+                    next = if bits == 0 { word_end } else { ppn + 1 };
+                    break;
+                }
             }
+        }
+        self.ahead.next = next;
+    }
+
+    /// A host command's share of GC's mapping-entry prefetches (see [`Self::prefetch_ahead`]).
+    /// No effect on state beyond the prefetch cursor.
+    #[inline]
+    pub fn prefetch_gc_some(&mut self) {
+        if self.ahead.next < self.ahead.end {
+            self.prefetch_ahead(GC_PREFETCH_PER_COMMAND);
         }
     }
 

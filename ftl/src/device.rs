@@ -482,6 +482,7 @@ impl SimSsd {
         let earlier = std::mem::replace(&mut self.hint_ring[i], lpn);
         self.hint_pos = self.hint_pos.wrapping_add(1);
         self.core.prefetch_overwrite(earlier);
+        self.core.prefetch_gc_some();
     }
 
     /// Runs the simulation to the next host completion, or to `deadline` if that comes first
