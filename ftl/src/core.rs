@@ -488,25 +488,24 @@ impl FtlCore {
 
     /// Prefetches the mapping entries of up to `max` more live units of the word line GC moves
     /// next. The spare area is read sequentially but the L2P entries it names are random cache
-    /// misses; a whole word line's at once would fill the CPU's miss buffers and stall it, so
-    /// the host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
+    /// misses; a whole word line's at once stalls the CPU on all of them together, so the
+    /// host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
     /// relocation fetches whatever is left before it moves the word line.
     fn prefetch_ahead(&mut self, max: u32) {
         let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
         while next < end && left > 0 {
-            let word_end = ((next / 64 + 1) * 64).min(end);
-            let n = word_end - next;
-            let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-            let mut bits = (self.valid_bits[(next / 64) as usize] >> (next % 64)) & mask;
-            let base = next;
-            next = word_end;
+            let w = next / 64;
+            let mut bits = self.live_word(w, next, end);
+            next = ((w + 1) * 64).min(end);
             while bits != 0 {
-                let ppn = base + bits.trailing_zeros();
+                let ppn = w * 64 + bits.trailing_zeros();
                 prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
                 bits &= bits - 1;
                 left -= 1;
                 if left == 0 {
-                    next = if bits == 0 { word_end } else { ppn + 1 };
+                    if bits != 0 {
+                        next = ppn + 1;
+                    }
                     break;
                 }
             }
