@@ -55,6 +55,10 @@ fn validate(o: &RealOptions) -> Result<(), RealError> {
     Ok(())
 }
 
+/// How long a busy block device is retried before it is refused, and how often.
+const EXCL_RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(5);
+const EXCL_RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
 fn open_file(o: &RealOptions, block: bool) -> Result<File, RealError> {
     let mut flags = 0;
     if o.direct {
@@ -64,24 +68,40 @@ fn open_file(o: &RealOptions, block: bool) -> Result<File, RealError> {
         // On a block device O_EXCL fails with EBUSY while it is mounted or claimed.
         flags |= libc::O_EXCL;
     }
-    OpenOptions::new()
-        .read(true)
-        .write(o.writable)
-        .create(o.writable && !block)
-        .truncate(false)
-        .custom_flags(flags)
-        .open(&o.path)
-        .map_err(|source| match source.raw_os_error() {
-            Some(libc::EBUSY) if block => RealError::Refused {
-                path: o.path.clone(),
-                reason: "device is busy (mounted or claimed; O_EXCL open failed)".into(),
-            },
-            Some(libc::EINVAL) if o.direct => RealError::Invalid {
-                path: o.path.clone(),
-                what: "the filesystem rejects O_DIRECT (set direct = false)".into(),
-            },
-            _ => RealError::Open { path: o.path.clone(), source },
-        })
+    let open = || {
+        OpenOptions::new()
+            .read(true)
+            .write(o.writable)
+            .create(o.writable && !block)
+            .truncate(false)
+            .custom_flags(flags)
+            .open(&o.path)
+    };
+    // An exclusive claim can outlive its holder by a moment: the kernel drops an exited
+    // process's io_uring (and with it the device) in a background worker, so a run started
+    // right after another on the same device would find it busy. Mounts and holders were
+    // checked before this; a claim that stays is refused after a few seconds.
+    let mut waited = std::time::Duration::ZERO;
+    let mut result = open();
+    while block && waited < EXCL_RETRY_FOR && result.as_ref().is_err_and(|e| e.raw_os_error() == Some(libc::EBUSY)) {
+        std::thread::sleep(EXCL_RETRY_EVERY);
+        waited += EXCL_RETRY_EVERY;
+        result = open();
+    }
+    result.map_err(|source| match source.raw_os_error() {
+        Some(libc::EBUSY) if block => RealError::Refused {
+            path: o.path.clone(),
+            reason: format!(
+                "device is busy (mounted or claimed; O_EXCL open failed for {} s)",
+                EXCL_RETRY_FOR.as_secs()
+            ),
+        },
+        Some(libc::EINVAL) if o.direct => RealError::Invalid {
+            path: o.path.clone(),
+            what: "the filesystem rejects O_DIRECT (set direct = false)".into(),
+        },
+        _ => RealError::Open { path: o.path.clone(), source },
+    })
 }
 
 fn fill_pattern(pool: &mut BufPool) {
