@@ -473,7 +473,8 @@ impl SimSsd {
     /// entry, then the old unit's live bit and block counters, are cache misses in turn), so
     /// the lookups run as a two-stage software pipeline: this call prefetches the mapping entry
     /// of `offset` and, for the offset hinted `HINT_STAGE` calls earlier (its entry now cached),
-    /// the state its write will update.
+    /// the state its write will update. Each call also carries a share of the mapping entries
+    /// GC will update next ([`FtlCore::prefetch_gc_some`]).
     #[inline]
     pub fn hint_next_offset(&mut self, offset: u64) {
         let lpn = (offset >> self.mu_bytes.trailing_zeros()) as u32;
