@@ -513,7 +513,7 @@ impl FtlCore {
         self.ahead.next = next;
     }
 
-    /// A host command's share of GC's mapping-entry prefetches (see [`Self::prefetch_ahead`]).
+    /// A host command's share of GC's mapping-entry prefetches (see `prefetch_ahead`).
     /// No effect on state beyond the prefetch cursor.
     #[inline]
     pub fn prefetch_gc_some(&mut self) {
