@@ -61,6 +61,43 @@ pub struct DeviceInfo {
     pub name: String,
 }
 
+/// The host process's CPU time and scheduling counts, cumulative since it started: what fio
+/// reports per job as `usr_cpu`, `sys_cpu`, `ctx`, `majf` and `minf`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostUsage {
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    /// Voluntary plus involuntary context switches.
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+}
+
+impl HostUsage {
+    /// What was used between `earlier` and `self`.
+    pub fn since(self, earlier: HostUsage) -> HostUsage {
+        HostUsage {
+            usr_ns: self.usr_ns.saturating_sub(earlier.usr_ns),
+            sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
+            ctx: self.ctx.saturating_sub(earlier.ctx),
+            majf: self.majf.saturating_sub(earlier.majf),
+            minf: self.minf.saturating_sub(earlier.minf),
+        }
+    }
+
+    /// This usage scaled by `share` (0..=1), for a job's part of a group's.
+    pub fn share(self, share: f64) -> HostUsage {
+        let f = |x: u64| (x as f64 * share).round() as u64;
+        HostUsage {
+            usr_ns: f(self.usr_ns),
+            sys_ns: f(self.sys_ns),
+            ctx: f(self.ctx),
+            majf: f(self.majf),
+            minf: f(self.minf),
+        }
+    }
+}
+
 /// Errors a device can report to the host loop.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
@@ -98,4 +135,10 @@ pub trait Device {
     /// A command at `offset_bytes` will be submitted soon. A performance hint only (the
     /// simulator prefetches its mapping state); results must not depend on it.
     fn hint_next_offset(&mut self, _offset_bytes: u64) {}
+
+    /// The host process's CPU usage so far, on a real target. A simulator has none to report
+    /// (its results must not depend on the machine running it).
+    fn host_usage(&self) -> Option<HostUsage> {
+        None
+    }
 }

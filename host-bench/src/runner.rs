@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
+use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::job::pattern::{IoPattern, NextIo, PatternError};
 use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
 use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
@@ -117,6 +117,9 @@ pub struct JobResult {
     /// Submissions by outstanding depth: 1, 2, 3-4, 5-8, 9-16, 17-63, >=64 (fio's buckets).
     pub iodepth_levels: [u64; 7],
     pub steady_state: Option<SteadyStateOutcome>,
+    /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
+    /// thread, so each gets the group's usage in proportion to its I/Os.
+    pub host_usage: Option<HostUsage>,
 }
 
 impl JobResult {
@@ -157,8 +160,13 @@ pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Resul
             break;
         }
         let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), opts)?;
+        let usage_before = dev.host_usage();
         interrupted |= group.run(dev, opts)?;
-        jobs.extend(group.into_results(dev.now_ns()));
+        let mut results = group.into_results(dev.now_ns());
+        if let (Some(a), Some(b)) = (usage_before, dev.host_usage()) {
+            share_host_usage(&mut results, b.since(a));
+        }
+        jobs.extend(results);
         if interrupted {
             break;
         }
@@ -174,6 +182,17 @@ pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Resul
         end_ns: dev.now_ns(),
         interrupted,
     })
+}
+
+/// Gives each job of a group its share of the group's host usage, by I/Os completed.
+fn share_host_usage(results: &mut [JobResult], used: HostUsage) {
+    let ios = |r: &JobResult| r.dirs.iter().map(|d| d.ios).sum::<u64>();
+    let total: u64 = results.iter().map(ios).sum();
+    let n = results.len().max(1) as f64;
+    for r in results.iter_mut() {
+        let share = if total == 0 { 1.0 / n } else { ios(r) as f64 / total as f64 };
+        r.host_usage = Some(used.share(share));
+    }
 }
 
 /// Job indices per group: a job with `stonewall` starts a new group.
@@ -539,6 +558,7 @@ fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slo
             end_ns: 0,
             iodepth_levels: [0; 7],
             steady_state,
+            host_usage: None,
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,

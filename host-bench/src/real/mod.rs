@@ -46,7 +46,7 @@ pub use safety::{detect_signatures, Signature};
 pub use uring::io_uring_available;
 pub use verify::{Mismatch, VerifyReport};
 
-use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoDir, IoRequest};
+use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoDir, IoRequest};
 use buf::BufPool;
 use engine::{Cmd, Engine, Op, Raw};
 use verify::{Verifier, SEQ_AMBIGUOUS, SEQ_UNKNOWN};
@@ -364,6 +364,10 @@ impl Device for RealTarget {
             kind: "real",
             name: self.path.display().to_string(),
         }
+    }
+
+    fn host_usage(&self) -> Option<HostUsage> {
+        sys::process_usage().ok()
     }
 
     fn now_ns(&self) -> u64 {

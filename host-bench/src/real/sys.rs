@@ -18,6 +18,22 @@ fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
+/// This process's CPU time and scheduling counts (`getrusage(RUSAGE_SELF)`).
+pub(crate) fn process_usage() -> io::Result<crate::device::HostUsage> {
+    // SAFETY: an all-zero rusage is a valid value of the plain C struct.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes one rusage through the pointer, which is valid for the call.
+    cvt(unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) })?;
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Ok(crate::device::HostUsage {
+        usr_ns: ns(ru.ru_utime),
+        sys_ns: ns(ru.ru_stime),
+        ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+        majf: ru.ru_majflt as u64,
+        minf: ru.ru_minflt as u64,
+    })
+}
+
 /// Size in bytes of a block device.
 pub(crate) fn block_size_bytes(fd: RawFd) -> io::Result<u64> {
     let mut size: u64 = 0;

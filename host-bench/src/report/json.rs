@@ -83,12 +83,14 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     }
     m.insert("sync".into(), json!({"total_ios": 0, "lat_ns": empty_lat()}));
     m.insert("job_runtime".into(), json!(runtime_ms));
-    for key in ["usr_cpu", "sys_cpu"] {
-        m.insert(key.into(), json!(0.0));
-    }
-    for key in ["ctx", "majf", "minf"] {
-        m.insert(key.into(), json!(0));
-    }
+    // Host CPU, as fio reports it: percent of the job's runtime, and counts.
+    let u = job.host_usage.unwrap_or_default();
+    let pct = |ns: u64| if job.runtime_ns() == 0 { 0.0 } else { ns as f64 * 100.0 / job.runtime_ns() as f64 };
+    m.insert("usr_cpu".into(), json!(pct(u.usr_ns)));
+    m.insert("sys_cpu".into(), json!(pct(u.sys_ns)));
+    m.insert("ctx".into(), json!(u.ctx));
+    m.insert("majf".into(), json!(u.majf));
+    m.insert("minf".into(), json!(u.minf));
     m.insert("iodepth_level".into(), iodepth_level(&job.iodepth_levels));
     let one_at_a_time = json!({"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0});
     m.insert("iodepth_submit".into(), one_at_a_time.clone());

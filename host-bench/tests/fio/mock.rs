@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoDir, IoRequest};
+use host_bench::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoDir, IoRequest};
 
 /// (complete time, sequence, tag, direction code, length, submit time), earliest first.
 type Pending = (u64, u64, u64, u8, u32, u64);
@@ -20,6 +20,10 @@ pub struct MockDevice {
     seq: u64,
     /// Every request in submission order: (submit time, request).
     pub log: Vec<(u64, IoRequest)>,
+    /// When set, reports host CPU like a real target: this much user time (and half as much
+    /// system time, one context switch) per completed command.
+    pub cpu_ns_per_io: Option<u64>,
+    completed: u64,
 }
 
 impl MockDevice {
@@ -33,6 +37,8 @@ impl MockDevice {
             pending: BinaryHeap::new(),
             seq: 0,
             log: Vec::new(),
+            cpu_ns_per_io: None,
+            completed: 0,
         }
     }
 }
@@ -106,6 +112,7 @@ impl Device for MockDevice {
                     return Ok(None);
                 };
                 self.now_ns = self.now_ns.max(done);
+                self.completed += 1;
                 Ok(Some(IoCompletion { tag, dir: code_dir(dir), len_bytes: len, submit_ns: submit, complete_ns: done }))
             }
             (None, Some(d)) => {
@@ -118,6 +125,12 @@ impl Device for MockDevice {
 
     fn outstanding(&self) -> usize {
         self.pending.len()
+    }
+
+    fn host_usage(&self) -> Option<HostUsage> {
+        let per_io = self.cpu_ns_per_io?;
+        let n = self.completed;
+        Some(HostUsage { usr_ns: n * per_io, sys_ns: n * per_io / 2, ctx: n, majf: 0, minf: 0 })
     }
 }
 

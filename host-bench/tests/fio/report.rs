@@ -15,6 +15,32 @@ pub fn sample_result(text: &str) -> RunResult {
 
 pub const RANDRW: &str = "[global]\nioengine=io_uring\nbs=4k\nsize=16m\nruntime=2\ntime_based\n[randrw]\nrw=randrw\nrwmixread=70\niodepth=4\n";
 
+/// fio's usr_cpu/sys_cpu/ctx come from the device's host usage (real targets), shared among the
+/// jobs of a group by their I/Os; a device without one (the simulator) reports zeros.
+#[test]
+fn host_cpu_fields_follow_the_device_and_split_by_ios() {
+    let text =
+        "[global]\nbs=4k\nsize=16m\nruntime=2\ntime_based\n[a]\nrw=randread\niodepth=1\n[b]\nrw=randread\niodepth=3\n";
+    let f = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
+    let mut dev = MockDevice::new(1 << 30, 4, 80_000);
+    dev.cpu_ns_per_io = Some(2_000);
+    let v = fio_json(&run(&f, &mut dev, &mut RunOptions::new(3)).unwrap(), &JsonOptions::default());
+    let mut ios = Vec::new();
+    for job in v["jobs"].as_array().unwrap() {
+        let n = job["read"]["total_ios"].as_f64().unwrap();
+        let runtime_ns = job["read"]["runtime"].as_f64().unwrap() * 1e6;
+        // 2 us of user and 1 us of system time per I/O, as a percentage of the runtime.
+        let usr = job["usr_cpu"].as_f64().unwrap();
+        assert!((usr / (n * 2_000.0 / runtime_ns * 100.0) - 1.0).abs() < 0.01, "{usr} for {n} I/Os");
+        assert!((job["sys_cpu"].as_f64().unwrap() * 2.0 / usr - 1.0).abs() < 0.01);
+        assert!((job["ctx"].as_f64().unwrap() / n - 1.0).abs() < 0.01);
+        ios.push(n);
+    }
+    assert!((ios[1] / ios[0] - 3.0).abs() < 0.05, "{ios:?}");
+    let sim = fio_json(&sample_result(RANDRW), &JsonOptions::default());
+    assert_eq!((&sim["jobs"][0]["usr_cpu"], &sim["jobs"][0]["ctx"]), (&json!(0.0), &json!(0)));
+}
+
 #[test]
 fn json_is_deterministic_and_extensible() {
     let opts = JsonOptions { plus: true, timestamp_s: 1_700_000_000, version: "0.1.0".into() };
