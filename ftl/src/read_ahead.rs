@@ -28,7 +28,7 @@ const INITIAL_READS: u32 = 4;
 /// sequential job among random ones (several fio jobs, a VDBench mix) is still recognised.
 const STREAMS: usize = 8;
 
-/// Read-ahead state of one drive: up to [`STREAMS`] streams are recognised, the one that last
+/// Read-ahead state of one drive: up to `STREAMS` (8) streams are recognised, the one that last
 /// continued itself owns the window.
 #[derive(Clone, Debug)]
 pub struct ReadAhead {
