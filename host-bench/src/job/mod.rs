@@ -1,6 +1,6 @@
 //! fio job files: parsed into plain, validated structs.
 //!
-//! A job file is read in two stages (like ripgrep's flags): [`parse`] splits it into sections of
+//! A job file is read in two stages (like ripgrep's flags): `parse` splits it into sections of
 //! raw `key=value` options, then every job section is resolved into a [`JobSpec`] with the
 //! `[global]` options that precede it applied and defaults filled in. Values the file gets wrong
 //! are reported as a one-line [`JobError`] naming the file, line, option and what is allowed.
