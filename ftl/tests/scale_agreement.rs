@@ -3,11 +3,10 @@
 //! 2048 blocks per plane) so that both scales reach steady state in CI time; `--ignored` runs the
 //! same check on generic-tlc at 1/32 and 1/128 (minutes).
 //!
-//! Known limit: at 1/16 generic-tlc keeps 85 of its 512 word lines per block, and a victim's GC
-//! reads (one die, so one channel) then load a single channel for ~13 ms: channel efficiency
-//! drops and IOPS come out 4.5% below 1/128 (293.1k vs 307.0k; WA 2.0% apart). Firmware that
-//! collects superblocks (a block on every die) spreads those reads; the model's GC unit is one
-//! die's block.
+//! Known limit: at 1/16 generic-tlc keeps 85 of its 512 word lines per block (every scale
+//! keeps 256 blocks per die) and IOPS come out 4.5% below 1/128 (293.1k vs 307.0k; WA 2% apart).
+//! The cause is not established: spreading GC reads by relocating 8 victims in turn (as
+//! superblock GC would; tried, not kept) left the gap unchanged.
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::profile;
