@@ -8,7 +8,8 @@
 //! The write buffer causes it: longer blocks mean longer GC read queues on a victim's die, so
 //! the programs carrying its data (and that die's later programs) hold host data in the buffer
 //! longer. With a 1 GiB buffer instead of 256 MiB the scales agree (306.6k vs 307.0k IOPS);
-//! with 16 MiB the gap is -38.5%.
+//! with 16 MiB the gap is -38.5%. At 1/4 (341-word-line blocks, 256 MiB) IOPS are 25% below
+//! 1/128 (229.3k, WA 4.946): buffer-bound results are not scale-invariant yet.
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::profile;
