@@ -16,9 +16,7 @@ pub(crate) enum Class {
     TrimDone = 3,
 }
 
-/// A FIFO on a `Vec` and a read cursor: cheaper per event than a `VecDeque` (no wrap-around
-/// arithmetic); the consumed prefix is dropped when the queue empties or outgrows what it holds,
-/// so the buffer stays small and cache-resident.
+/// A FIFO on a `Vec` and a read cursor ([`nand_model::consumed`]).
 #[derive(Debug)]
 struct Fifo<E> {
     buf: Vec<(SimTime, u64, E)>,
@@ -46,13 +44,7 @@ impl<E: Copy> Fifo<E> {
     fn pop(&mut self) -> Option<(SimTime, u64, E)> {
         let e = *self.buf.get(self.head)?;
         self.head += 1;
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        } else if self.head >= 64 && self.head * 2 >= self.buf.len() {
-            self.buf.drain(..self.head);
-            self.head = 0;
-        }
+        nand_model::consumed::drop_consumed(&mut self.buf, &mut self.head);
         Some(e)
     }
 

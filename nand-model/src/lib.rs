@@ -21,6 +21,7 @@
 //! ```
 
 pub mod config_error;
+pub mod consumed;
 pub mod energy;
 pub mod event;
 pub mod fastdiv;

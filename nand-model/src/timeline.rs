@@ -6,8 +6,7 @@
 use crate::time::SimTime;
 
 /// Reserved busy intervals `[start, end)`, sorted and disjoint: `busy[head..]` are the live ones
-/// (a `Vec` and a cursor, cheaper per reservation than a `VecDeque`; the finished prefix is
-/// dropped when it empties or grows long).
+/// (a `Vec` and a cursor, see [`crate::consumed`]).
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
     busy: Vec<(SimTime, SimTime)>,
@@ -27,13 +26,7 @@ impl Timeline {
         while self.head < self.busy.len() && self.busy[self.head].1 <= now {
             self.head += 1;
         }
-        if self.head == self.busy.len() {
-            self.busy.clear();
-            self.head = 0;
-        } else if self.head >= 64 && self.head * 2 >= self.busy.len() {
-            self.busy.drain(..self.head);
-            self.head = 0;
-        }
+        crate::consumed::drop_consumed(&mut self.busy, &mut self.head);
         self.busy_ns_total += dur;
         let mut start = earliest;
         // Skip intervals that end before we could start: they are sorted and disjoint, so a
