@@ -9,7 +9,7 @@
 //! Full program units go to NAND; GC relocation reads precede the programs that carry their
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
-use crate::core::{CoreConfig, CoreEvent, FtlCore, Step};
+use crate::core::{CoreConfig, CoreEvent, FtlCore, Step, HOST};
 use crate::dev_events::{Class, DevEvents};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
@@ -134,7 +134,15 @@ const TAG_PROG: u64 = 3 << 56;
 const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
-const NO_DIE: u32 = u32::MAX;
+const NO_QUEUE: u32 = u32::MAX;
+
+/// The program queue of (die, write stream): programs in one queue go to one open block at a
+/// time, so they keep their order; programs of different queues are independent.
+#[inline]
+fn program_queue(die: u32, stream: u8) -> u32 {
+    die * 2 + stream as u32
+}
+
 /// How many commands ahead a host should pass offsets to [`SimSsd::hint_next_offset`].
 pub const HINT_LOOKAHEAD: usize = 8;
 /// Calls between the two prefetch stages of [`SimSsd::hint_next_offset`] (half the lookahead, so
@@ -226,14 +234,16 @@ pub struct SimSsd {
     pub(crate) write_ack_ns: SimTime,
     pub(crate) pus: Vec<PuRec>,
     pub(crate) free_pus: Vec<u32>,
-    /// Programs waiting for the GC reads of the data they carry, per die: (reads lo..hi, PU
-    /// slot), in issue order. Programs of one die stay in order (a block's word lines are programmed in
-    /// sequence), so a program also waits while an earlier one of its die waits.
+    /// Programs waiting for the GC reads of the data they carry, per program queue (die and
+    /// write stream, [`program_queue`]): (reads lo..hi, PU slot), in issue order. A block's word
+    /// lines are programmed in sequence, so a program also waits while an earlier one of its
+    /// queue waits; each stream has its own open block per die, so a GC program waiting for its
+    /// data does not hold up the host programs of its die (nor their buffer space).
     pub(crate) waiting_programs: Vec<VecDeque<(u64, u64, u32)>>,
-    /// Dies whose first waiting program needs GC read `seq` next: at index `seq -
-    /// read_waiters_base` the first such die (NO_DIE if none), the rest linked through
-    /// `next_waiter` (a die waits on one read at a time). A read's completion looks only at the
-    /// programs it can release, and nothing is allocated per wait.
+    /// Program queues whose first waiting program needs GC read `seq` next: at index `seq -
+    /// read_waiters_base` the first such queue (NO_QUEUE if none), the rest linked through
+    /// `next_waiter` (a queue waits on one read at a time). A read's completion looks only at
+    /// the programs it can release, and nothing is allocated per wait.
     pub(crate) read_waiters: VecDeque<u32>,
     pub(crate) read_waiters_base: u64,
     pub(crate) next_waiter: Vec<u32>,
@@ -351,10 +361,10 @@ impl SimSsd {
             write_ack_ns: us_to_ns(ctrl.write_ack_us),
             pus: Vec::new(),
             free_pus: Vec::new(),
-            waiting_programs: vec![VecDeque::new(); geo.dies() as usize],
+            waiting_programs: vec![VecDeque::new(); 2 * geo.dies() as usize],
             read_waiters: VecDeque::new(),
             read_waiters_base: 0,
-            next_waiter: vec![NO_DIE; geo.dies() as usize],
+            next_waiter: vec![NO_QUEUE; 2 * geo.dies() as usize],
             pu_reads_from: [0; 2],
             read_run_start: 0,
             gc_reads: InOrderTracker::default(),
@@ -776,12 +786,13 @@ impl SimSsd {
                     let (lo, hi) = (self.pu_reads_from[stream as usize], self.gc_reads.next());
                     self.pu_reads_from[stream as usize] = self.read_run_start;
                     let reads_pending = host_mus < mus && !self.gc_reads.all_done(lo, hi);
-                    let q = &mut self.waiting_programs[die as usize];
+                    let qi = program_queue(die, stream);
+                    let q = &mut self.waiting_programs[qi as usize];
                     if reads_pending || !q.is_empty() {
                         let hi = if host_mus < mus { hi } else { lo }; // host data needs no read
                         q.push_back((lo, hi, slot));
                         if q.len() == 1 {
-                            self.release_die_programs(die);
+                            self.release_queued_programs(qi);
                         }
                     } else {
                         self.submit_program(slot);
@@ -806,48 +817,48 @@ impl SimSsd {
         self.flash.submit(self.now, NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes));
     }
 
-    /// GC read `seq` finished: re-examines the dies whose first waiting program needed it.
-    /// A program waits only for its own data's reads, not for unrelated reads queued on other
-    /// dies.
+    /// GC read `seq` finished: re-examines the program queues whose first waiting program
+    /// needed it. A program waits only for its own data's reads, not for unrelated reads queued
+    /// on other dies.
     fn release_waiting_programs(&mut self, seq: u64) {
         let Some(i) = seq.checked_sub(self.read_waiters_base) else { return };
         if let Some(slot) = self.read_waiters.get_mut(i as usize) {
-            let mut die = std::mem::replace(slot, NO_DIE);
-            while die != NO_DIE {
-                let next = self.next_waiter[die as usize];
-                self.release_die_programs(die); // may link `die` under another read
-                die = next;
+            let mut qi = std::mem::replace(slot, NO_QUEUE);
+            while qi != NO_QUEUE {
+                let next = self.next_waiter[qi as usize];
+                self.release_queued_programs(qi); // may link `qi` under another read
+                qi = next;
             }
         }
         // Drop the entries of completed reads from the front.
         let done = self.gc_reads.watermark();
-        while self.read_waiters_base < done && self.read_waiters.front() == Some(&NO_DIE) {
+        while self.read_waiters_base < done && self.read_waiters.front() == Some(&NO_QUEUE) {
             self.read_waiters.pop_front();
             self.read_waiters_base += 1;
         }
     }
 
-    /// Submits the waiting programs of `die` whose reads are done, in order, and parks the first
-    /// one still waiting under the next read it needs.
-    fn release_die_programs(&mut self, die: u32) {
-        while let Some(&(lo, hi, slot)) = self.waiting_programs[die as usize].front() {
+    /// Submits the waiting programs of queue `qi` whose reads are done, in order, and parks the
+    /// first one still waiting under the next read it needs.
+    fn release_queued_programs(&mut self, qi: u32) {
+        while let Some(&(lo, hi, slot)) = self.waiting_programs[qi as usize].front() {
             if let Some(next) = self.gc_reads.first_pending(lo, hi) {
                 if self.read_waiters.is_empty() {
                     self.read_waiters_base = next;
                 }
                 while next < self.read_waiters_base {
-                    self.read_waiters.push_front(NO_DIE);
+                    self.read_waiters.push_front(NO_QUEUE);
                     self.read_waiters_base -= 1;
                 }
                 let i = (next - self.read_waiters_base) as usize;
                 if self.read_waiters.len() <= i {
-                    self.read_waiters.resize(i + 1, NO_DIE);
+                    self.read_waiters.resize(i + 1, NO_QUEUE);
                 }
-                self.next_waiter[die as usize] = self.read_waiters[i];
-                self.read_waiters[i] = die;
+                self.next_waiter[qi as usize] = self.read_waiters[i];
+                self.read_waiters[i] = qi;
                 return;
             }
-            self.waiting_programs[die as usize].pop_front();
+            self.waiting_programs[qi as usize].pop_front();
             self.submit_program(slot);
         }
     }
@@ -1019,6 +1030,16 @@ impl SimSsd {
         self.core.check_invariants()?;
         if self.buffer_used_mus > self.buffer_cap_mus {
             return Err(format!("write buffer over capacity: {} > {}", self.buffer_used_mus, self.buffer_cap_mus));
+        }
+        // With hot/cold separation, host program units carry no GC data: none may wait (behind
+        // a GC program of its die or otherwise), or host data would hold buffer space for reads.
+        if self.core.cfg.hot_cold_separation {
+            let dies = self.core.layout.dies;
+            if let Some(die) =
+                (0..dies).find(|&d| !self.waiting_programs[program_queue(d, HOST as u8) as usize].is_empty())
+            {
+                return Err(format!("host programs of die {die} wait for GC reads"));
+            }
         }
         Ok(())
     }
