@@ -95,6 +95,8 @@ struct Running {
     op: NandOp,
     start: SimTime,
     end: SimTime,
+    /// Reads served by suspending this op so far.
+    suspends: u32,
 }
 
 #[derive(Debug, Default)]
@@ -488,7 +490,7 @@ impl Flash {
         };
         self.account(now, &op, start, end, array_ns, array_w, xfer);
         let d = &mut self.dies[op.die as usize];
-        d.running = Some(Running { op, start, end });
+        d.running = Some(Running { op, start, end, suspends: 0 });
         self.events.push(end, Event::DieDone { die: op.die, generation: d.generation });
     }
 
@@ -497,7 +499,7 @@ impl Flash {
         let t = self.timing;
         let d = &self.dies[op.die as usize];
         let Some(run) = d.running else { return false };
-        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns {
+        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns || run.suspends >= t.max_suspends_per_op {
             return false;
         }
         let mut extra_w = 0.0;
@@ -535,6 +537,7 @@ impl Flash {
         let delay = array_ns + 2 * t.t_suspend_ns;
         if let Some(r) = d.running.as_mut() {
             r.end += delay;
+            r.suspends += 1;
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
         }

@@ -18,6 +18,10 @@ fn yes() -> bool {
 fn default_t_cmd_ns() -> u32 {
     150
 }
+fn default_max_suspends() -> u32 {
+    8
+}
+
 fn default_t_suspend_us() -> f64 {
     20.0
 }
@@ -61,6 +65,11 @@ pub struct TimingConfig {
     /// Cost of one suspend + resume, us (added to the read's start and the suspended op's end).
     #[serde(default = "default_t_suspend_us")]
     pub t_suspend_us: f64,
+    /// Reads one program or erase may be suspended for; later reads wait for it to end. Firmware
+    /// bounds suspension so that a steady stream of reads cannot hold a program (and the write
+    /// buffer space of its data) off forever.
+    #[serde(default = "default_max_suspends")]
+    pub max_suspends_per_op: u32,
     /// Independent plane reads (asynchronous multi-plane read, 176L-class NAND and later): a
     /// single-plane host read on an idle plane starts while other planes of the die read, so a die
     /// serves up to `planes_per_die` random reads at once. Programs and erases still take the die.
@@ -88,6 +97,7 @@ impl TimingConfig {
             multi_plane: true,
             suspend: false,
             t_suspend_us: 20.0,
+            max_suspends_per_op: default_max_suspends(),
             independent_plane_reads: false,
         }
     }
@@ -114,6 +124,7 @@ impl TimingConfig {
         }
         check_u64("timing.t_cmd_ns", self.t_cmd_ns.into(), 0, 100_000)?;
         check_f64("timing.t_suspend_us", self.t_suspend_us, 0.0, 1_000.0)?;
+        check_u64("timing.max_suspends_per_op", self.max_suspends_per_op.into(), 1, 1_000)?;
         let mut t_r_ns = [0; 4];
         let mut t_prog_ns = us_to_ns(self.t_prog_us);
         if geo.slc_mode {
@@ -143,6 +154,7 @@ impl TimingConfig {
             multi_plane: self.multi_plane,
             suspend: self.suspend,
             t_suspend_ns: us_to_ns(self.t_suspend_us),
+            max_suspends_per_op: self.max_suspends_per_op,
             independent_plane_reads: self.independent_plane_reads,
         })
     }
@@ -161,6 +173,7 @@ pub struct Timing {
     pub multi_plane: bool,
     pub suspend: bool,
     pub t_suspend_ns: SimTime,
+    pub max_suspends_per_op: u32,
     pub independent_plane_reads: bool,
 }
 

@@ -88,6 +88,28 @@ fn suspend_lets_a_read_through_and_delays_the_program() {
 }
 
 #[test]
+fn a_program_is_suspended_at_most_max_suspends_times() {
+    let mut f = flash(true);
+    let t = *f.timing();
+    let max = t.max_suspends_per_op as u64;
+    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    // One read every 100 us, each after the previous one's suspension ended: without a bound
+    // they would keep pushing the program's end out for as long as reads keep coming.
+    let reads = max + 4;
+    for i in 0..reads {
+        f.submit(200_000 + i * 100_000, NandOp::read(10 + i, 0, 0, 1, 4096));
+    }
+    let d = drain(&mut f);
+    let prog = d.iter().find(|x| x.tag == 1).unwrap();
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    assert_eq!(f.stats().suspends, max);
+    assert_eq!(prog.end_ns, plain_end + max * (T_R + 2 * t.t_suspend_ns));
+    for r in d.iter().filter(|x| x.tag >= 10 + max) {
+        assert!(r.start_ns >= prog.end_ns, "read {} started before the program ended: {r:?}", r.tag);
+    }
+}
+
+#[test]
 fn same_schedule_same_trace_hash() {
     let run = |seed: u64| {
         use rand::{Rng, SeedableRng};
