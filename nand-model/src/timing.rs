@@ -21,7 +21,6 @@ fn default_t_cmd_ns() -> u32 {
 fn default_max_suspends() -> u32 {
     8
 }
-
 fn default_t_suspend_us() -> f64 {
     20.0
 }
