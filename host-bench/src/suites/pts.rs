@@ -274,7 +274,8 @@ pub fn precondition(
     Ok(r.jobs.first().map(|j| Perf::of(j, bench)))
 }
 
-/// Runs the segments of `o.test` (not WSAT: `pts_report::run` runs that as a FOB curve, [`super::fob::run_curve`]); stops early on Ctrl-C.
+/// Runs the segments of `o.test` (not WSAT: `pts_report::run` runs that as a FOB curve,
+/// [`super::fob::run_curve`]); stops early on Ctrl-C.
 /// Returns the segments and whether the run was interrupted.
 pub fn run_rounds(bench: &mut dyn Bench, o: &PtsOptions, ctl: &mut Ctl) -> Result<(Vec<Segment>, bool), SuiteError> {
     o.validate()?;
