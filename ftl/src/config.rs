@@ -98,20 +98,23 @@ pub struct PowerConfig {
     /// Controller datapath + PCIe energy per host byte moved, pJ/byte.
     #[serde(default = "d_host_pj")]
     pub host_pj_per_byte: f64,
-    /// Averaging window of the power governor's token bucket, us: the bucket is
-    /// (cap - baseline) x window deep. 10 ms spans the longest NAND op (a QLC erase) so that with
-    /// `peak_ratio` 1 the bucket never binds before the peak credits do (est.; the patents of
-    /// REFERENCE.md give no number).
+    /// Averaging window of the power governor's token bucket, us. NVMe's Maximum Power is the
+    /// *sustained* draw of a power state, so the bucket is what holds the cap: it refills at
+    /// cap - baseline and is (cap - baseline) x window deep, so the average over any window and
+    /// longer stays at the cap. 10 ms spans the longest NAND op (a QLC erase) and is short next to
+    /// any measured phase, also a scaled one (est.; the patents of REFERENCE.md give no number).
     #[serde(default = "d_window")]
     pub window_us: f64,
-    /// Peak credits as a multiple of the cap: the governor lets the NAND draw at most
-    /// cap x peak_ratio - baseline at any instant (US 10509591: average + peak credits). 1 = the
-    /// cap holds at every instant, hence over any window; above 1 short bursts pass and the token
-    /// bucket holds the average.
+    /// Peak credits as a multiple of the cap: the NAND may draw at most cap x peak_ratio -
+    /// baseline at any instant (US 10509591: average + peak credits), so single operations may
+    /// burst above the sustained cap while the bucket holds the average. 1 = the cap holds at every
+    /// instant as well, which (credits are held over an op's whole span, channel waits included)
+    /// throttles a drive far below its average budget.
     #[serde(default = "d_peak_ratio")]
     pub peak_ratio: f64,
-    /// Host-interface power the governor keeps free for the PCIe and datapath, W. Default:
-    /// `host_pj_per_byte` x the PCIe bandwidth (the most the datapath can draw).
+    /// Host-interface power the governor keeps free at all times, W. Unset (the default): nothing
+    /// is kept free; the datapath energy of each byte an operation moves (`host_pj_per_byte`) is
+    /// charged to the bucket with the operation, as a power meter would see it.
     #[serde(default)]
     pub host_reserve_w: Option<f64>,
     /// Width of the power meter's bins, us: peak power is the highest bin (1 ms: as a
@@ -160,7 +163,7 @@ fn d_window() -> f64 {
     10_000.0
 }
 fn d_peak_ratio() -> f64 {
-    1.0
+    1.5
 }
 fn d_meter_bin() -> f64 {
     1_000.0
@@ -224,28 +227,22 @@ impl FtlConfig {
 }
 
 impl PowerConfig {
-    /// Host-interface reserve, W: `host_reserve_w`, or `host_pj_per_byte` x `pcie_bytes_per_s`.
-    pub fn host_reserve_w(&self, pcie_bytes_per_s: f64) -> f64 {
-        self.host_reserve_w.unwrap_or(self.host_pj_per_byte * 1e-12 * pcie_bytes_per_s)
+    /// Host-interface reserve kept out of the governor's budget, W (0 unless `host_reserve_w`).
+    pub fn host_reserve_w(&self) -> f64 {
+        self.host_reserve_w.unwrap_or(0.0)
     }
 
     /// The governor for a cap (or a meter only, `cap_w` = `None`): its baseline is the controller
-    /// idle power + `standby_w` of the dies + the host-interface reserve.
-    pub fn governor_config(
-        &self,
-        cap_w: Option<f64>,
-        standby_w: f64,
-        pcie_bytes_per_s: f64,
-        interval_ns: u64,
-    ) -> nand_model::GovernorConfig {
+    /// idle power + `standby_w` of the dies + the host-interface reserve; the datapath energy of
+    /// the bytes each operation moves is charged with the operation.
+    pub fn governor_config(&self, cap_w: Option<f64>, standby_w: f64, interval_ns: u64) -> nand_model::GovernorConfig {
         let us = |v: f64| nand_model::time::us_to_ns(v).max(1);
         nand_model::GovernorConfig {
             cap_w,
-            baseline_w: self.controller_idle_w + standby_w + self.host_reserve_w(pcie_bytes_per_s),
+            baseline_w: self.controller_idle_w + standby_w + self.host_reserve_w(),
             window_ns: us(self.window_us),
             peak_ratio: self.peak_ratio,
-            // The host datapath is covered by the reserve in the baseline, not charged per op.
-            host_j_per_byte: 0.0,
+            host_j_per_byte: if self.host_reserve_w.is_some() { 0.0 } else { self.host_pj_per_byte * 1e-12 },
             bin_ns: us(self.meter_bin_us),
             interval_ns,
         }

@@ -334,7 +334,7 @@ impl SimSsd {
         if opts.power_cap_w.is_some() || opts.power_meter_interval_ns.is_some() {
             let standby_w = p.energy.standby_w * geo.dies() as f64;
             let interval_ns = opts.power_meter_interval_ns.unwrap_or(1_000_000_000);
-            let gc = prof.power.governor_config(opts.power_cap_w, standby_w, prof.host.pcie_bytes_per_s(), interval_ns);
+            let gc = prof.power.governor_config(opts.power_cap_w, standby_w, interval_ns);
             flash.set_governor(Some(nand_model::Governor::new(gc, geo.dies())?));
         }
         let ctrl = &prof.controller;
@@ -1044,3 +1044,4 @@ impl SimSsd {
         Ok(())
     }
 }
+

@@ -59,9 +59,9 @@ fn a_cap_above_peak_power_is_identical_to_uncapped() {
 #[test]
 fn a_tight_cap_throttles_but_loses_nothing() {
     let plain = DeviceOptions { scale_divisor: 1, ..Default::default() };
-    // tiny: 1.5 W idle + 0.34 W host reserve (200 pJ/B x PCIe 3.0 x2); 1.95 W leaves 0.11 W for
-    // NAND, less than one 2-plane op (0.165 W): the dies take turns.
-    let capped = DeviceOptions { power_cap_w: Some(1.95), ..plain.clone() };
+    // tiny: 1.5 W idle (+ die standby); 1.6 W leaves under 0.1 W of sustained budget for the
+    // NAND and its datapath, less than one 2-plane op draws (0.165 W): the dies take turns.
+    let capped = DeviceOptions { power_cap_w: Some(1.6), ..plain.clone() };
     let (a, da) = run(&plain, 16, 20_000);
     let (b, db) = run(&capped, 16, 20_000);
     assert_eq!(a.len(), b.len(), "every command completes");
@@ -72,10 +72,12 @@ fn a_tight_cap_throttles_but_loses_nothing() {
     assert!(db.now() > da.now(), "throttled run takes longer: {} vs {}", db.now(), da.now());
     let g = db.flash().governor().unwrap();
     assert!(g.stats().held_ops > 0 && g.throttled_total(db.now()) > 0);
+    // The cap is a sustained limit: over the run the drive's average (NAND, standby and idle)
+    // stays under it; the bucket may lend one window's energy (10 ms) to reads, a negligible
+    // share of a run this long.
     let avg_w = db.energy_j() / (db.now() as f64 * 1e-9);
-    // One op at a time still draws 0.165 W: the run may exceed the cap by the part of one op
-    // that does not fit (the governor's progress rule), never more.
-    assert!(avg_w <= 1.84 + 0.165, "average {avg_w} W over the run");
+    assert!(avg_w <= 1.6 * 1.01, "average {avg_w} W over the run");
+    assert!(avg_w >= 1.5, "the budget is used: average {avg_w} W");
 }
 
 #[test]

@@ -243,6 +243,9 @@ impl Flash {
         debug_assert!(op.die < self.geo.dies());
         self.queued += 1;
         let die = op.die as usize;
+        if op.kind == OpKind::Read && !op.background && self.dies[die].running.is_none() {
+            self.unhold_for_read(now, die);
+        }
         if self.dies[die].running.is_none() && self.dies[die].held.is_none() {
             if self.try_plane_read(now, op) {
                 return;
@@ -262,6 +265,23 @@ impl Flash {
             OpKind::Read => self.dies[die].reads.push_back(op),
             _ => self.dies[die].writes.push_back(op),
         }
+    }
+
+    /// A host read found its idle die holding a program or erase that waits for the power
+    /// governor: that op goes back to the head of its queue (and off the wait list) so the read
+    /// is not kept behind the budget of a write. Reads the governor holds stay where they are.
+    #[cold]
+    fn unhold_for_read(&mut self, now: SimTime, die: usize) {
+        let Some((held, _)) = self.dies[die].held else { return };
+        if held.kind == OpKind::Read {
+            return;
+        }
+        if let Some(g) = self.governor.as_deref_mut() {
+            g.unhold(now, die as u32);
+        }
+        let d = &mut self.dies[die];
+        d.held = None;
+        d.writes.push_front(held);
     }
 
     /// Pops the next completion due at or before `limit`, starting whatever its die does next.

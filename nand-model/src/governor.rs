@@ -1,15 +1,17 @@
 //! The firmware power governor: admission of NAND operations under a power cap, and a power
 //! meter (1 ms bins) for peak power, throttled time and a per-interval power series.
 //!
-//! Policy (how enterprise controllers hold an NVMe power state, see REFERENCE.md "Power"):
-//! - **Peak credits** (US 9880605 B2, US 10509591, US 11614865): an operation must draw its
-//!   power from a credit pool of `cap x peak_ratio - baseline` watts before it starts and gives
-//!   it back when it ends. With one kind of op this is the patents' "max concurrently active dies
-//!   ~ (cap - baseline - I/O power) / power per active die".
-//! - **Average credits** (US 10509591): a token bucket of energy refilled at `cap - baseline` W,
-//!   `(cap - baseline) x window` J deep; an op's whole energy (array + channel transfer + the host
-//!   datapath energy of its bytes) is taken when it starts. It binds only when `peak_ratio > 1`
-//!   lets short bursts above the cap, and then holds the average over spans of a window and more.
+//! An NVMe power state's Maximum Power is the *sustained* draw of the subsystem (REFERENCE.md
+//! "Power"), so the cap is held as an average and single operations may burst:
+//! - **Average credits** (US 10509591), the binding limit: a token bucket of energy refilled at
+//!   `cap - baseline` W, `(cap - baseline) x window` J deep. An op's whole energy (array +
+//!   channel transfer + the host datapath energy of its bytes) is taken when it starts, so the
+//!   drive's average over any window and longer stays at the cap.
+//! - **Peak credits** (US 9880605 B2, US 11614865), the burst allowance: an op draws its peak
+//!   power from a pool of `cap x peak_ratio - baseline` watts before it starts and gives it back
+//!   when it ends; this bounds the instantaneous draw (max concurrently active dies ~ pool /
+//!   power per active die). Credits are held over the op's whole span, channel waits included,
+//!   so a `peak_ratio` of 1 throttles a drive far below its average budget.
 //!
 //! An op that does not fit waits (FIFO over the whole array, so nothing is starved or reordered on
 //! a die) until an op ends or the bucket has refilled: throttling is queueing latency to the host.
@@ -186,7 +188,10 @@ impl Governor {
     }
 
     /// Whether an op of `energy_j` and peak draw `power_w` may start at `now`; takes its credits
-    /// if so. `queued_first` = the op is the head of the wait list; otherwise it must queue
+    /// if so. A host read needs only peak credits: it takes its energy even from an empty bucket
+    /// (the bucket goes into debt, at most one bucket depth, which later programs and erases repay
+    /// by waiting), since firmware spends the sustained budget on reads first, as it serves them
+    /// first. The average over two windows and longer still holds the cap. `queued_first` = the op is the head of the wait list; otherwise it must queue
     /// behind waiting ops of its class (host reads go before everything else: a read is short and
     /// small, and the host waits for it, as controllers prioritise reads).
     pub fn admit(
@@ -210,9 +215,10 @@ impl Governor {
         if !credit_ok {
             return Admission::Wait(None);
         }
-        if self.tokens_j + 1e-15 < charge {
+        let floor_j = if host_read { -self.depth_j } else { 0.0 };
+        if self.tokens_j - floor_j + 1e-15 < charge {
             // Ops bigger than the bucket are clamped to its depth, so this always comes true.
-            let need = charge - self.tokens_j;
+            let need = charge - (self.tokens_j - floor_j);
             let ns = (need / self.rate_w * 1e9).ceil() as SimTime;
             return Admission::Wait(Some(now + ns.max(1)));
         }
@@ -224,7 +230,8 @@ impl Governor {
 
     /// A read served by suspending a program or erase: the suspended op stops drawing, so the
     /// read needs only `extra_w` (its draw above the suspended op's) from the shared credits, plus
-    /// its energy from the bucket. Returns whether it may start; [`Governor::release`] it with
+    /// its energy from the bucket (into debt up to one bucket depth, as any host read). Returns whether it
+    /// may start; [`Governor::release`] it with
     /// `extra_w` (as an op) when it ends.
     pub fn admit_suspend_read(&mut self, now: SimTime, energy_j: f64, extra_w: f64) -> bool {
         if self.cfg.cap_w.is_none() {
@@ -232,7 +239,7 @@ impl Governor {
         }
         self.refill(now);
         let charge = energy_j.min(self.depth_j);
-        if self.active_w + extra_w > self.credit_w + 1e-12 || self.tokens_j + 1e-15 < charge {
+        if self.active_w + extra_w > self.credit_w + 1e-12 || self.tokens_j + self.depth_j + 1e-15 < charge {
             return false;
         }
         self.tokens_j -= charge;
@@ -265,6 +272,21 @@ impl Governor {
             self.waiting_reads.push_back(die);
         } else {
             self.waiting.push_back(die);
+        }
+    }
+
+    /// Takes `die` off the (non-read) wait list: its held op goes back to its die's queue so that
+    /// a host read can go first. O(dies), and only when a read meets a held op.
+    pub fn unhold(&mut self, now: SimTime, die: u32) {
+        if let Some(i) = self.waiting.iter().position(|&d| d == die) {
+            self.waiting.remove(i);
+            self.stats.held_ops -= 1;
+            if self.waiting_len() == 0 {
+                self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+                if let Some(t) = self.throttled_since.take() {
+                    self.stats.throttled_ns += now - t;
+                }
+            }
         }
     }
 
