@@ -41,6 +41,36 @@ pub struct Prediction {
 /// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
 /// or whose run fails gets an error message instead of a value.
 pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+    // A relative row is two IOPS runs of its workload: at its cap (in its own place) and
+    // without a cap (appended); its value is their ratio.
+    let mut runs: Vec<Plan> = plans.to_vec();
+    let mut uncapped_run = vec![None; plans.len()];
+    for (i, p) in plans.iter().enumerate() {
+        if p.metric == Metric::RelativeIops {
+            runs[i].metric = Metric::Iops;
+            let mut free = runs[i].clone();
+            free.power_cap_w = None;
+            uncapped_run[i] = Some(runs.len());
+            runs.push(free);
+        }
+    }
+    let raw = run_each(&runs, s);
+    (0..plans.len())
+        .map(|i| match uncapped_run[i] {
+            None => raw[i].clone(),
+            Some(j) => match (&raw[i], &raw[j]) {
+                (Ok(capped), Ok(free)) if free.value > 0.0 => {
+                    Ok(Prediction { value: capped.value / free.value, ..capped.clone() })
+                }
+                (Ok(_), Ok(_)) => Err("the uncapped run completed no I/O".into()),
+                (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+            },
+        })
+        .collect()
+}
+
+/// Runs every plan as it is; results in the order of `plans`.
+fn run_each(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
     let groups = group(plans);
     let done: Vec<Vec<(usize, Result<Prediction, String>)>> =
         groups.par_iter().map(|members| run_group(plans, members, s)).collect();
@@ -203,7 +233,8 @@ pub fn fio_metric(job: &Value, metric: Metric) -> Option<f64> {
     let dirs = [&job["read"], &job["write"]];
     let ios = |d: &Value| d["total_ios"].as_f64().or_else(|| d["io_bytes"].as_f64().map(|_| 0.0)).unwrap_or(0.0);
     match metric {
-        Metric::Iops => Some(dirs.iter().map(|d| d["iops"].as_f64().unwrap_or(0.0)).sum()),
+        // A relative figure is the ratio of two IOPS runs (`run_plans`); each reads IOPS.
+        Metric::Iops | Metric::RelativeIops => Some(dirs.iter().map(|d| d["iops"].as_f64().unwrap_or(0.0)).sum()),
         Metric::Bandwidth => Some(dirs.iter().map(|d| d["bw_bytes"].as_f64().unwrap_or(0.0)).sum::<f64>() / 1e6),
         Metric::MeanLatency => {
             let n: f64 = dirs.iter().map(|d| ios(d)).sum();

@@ -24,6 +24,8 @@ pub enum Metric {
     Cov,
     /// Mean drive power, W.
     Power,
+    /// IOPS under the row's power cap over IOPS of the same workload without a cap.
+    RelativeIops,
 }
 
 impl Metric {
@@ -40,6 +42,7 @@ impl Metric {
             Metric::Percentile(p) => format!("p{p}_latency"),
             Metric::Cov => "cov".into(),
             Metric::Power => "power".into(),
+            Metric::RelativeIops => "relative_iops".into(),
         }
     }
 }
@@ -99,6 +102,8 @@ pub struct Plan {
 pub struct DriveFacts {
     /// Maximum power of PS0, W: a cap at or above it does not limit the drive.
     pub ps0_w: f64,
+    /// Maximum power of every power state (PS0, PS1, ...), W.
+    pub states_w: Vec<f64>,
 }
 
 /// A row is either run or skipped with a reason.
@@ -125,11 +130,7 @@ fn metric_of(row: &MeasuredRow) -> Result<Metric, String> {
         "p99.99_latency" => (Metric::Percentile(99.99), "us"),
         "cov" => (Metric::Cov, "percent"),
         "power" => (Metric::Power, "W"),
-        "relative_iops" => {
-            return Err("relative_iops compares a power-limited run with an unlimited one of a workload the row \
-                        leaves qualitative (see the power tests and sweeps instead)"
-                .into())
-        }
+        "relative_iops" => (Metric::RelativeIops, "ratio"),
         "time_to_steady_state" => {
             return Err("time to steady state from FOB through a filesystem (NTFS) and a tool (iometer) the simulator \
                         does not model"
@@ -157,8 +158,15 @@ fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> R
         s => return Err(format!("state `{s}`: only steady and peak/FOB measurements are modelled")),
     };
     let mut assumptions = Vec::new();
-    if let Some(cap) = row.power_cap_w {
+    let mut power_cap_w = row.power_cap_w;
+    if metric == Metric::RelativeIops && power_cap_w.is_none() {
+        power_cap_w = Some(power_state_in_note(row, &f, &mut assumptions)?);
+    }
+    if let Some(cap) = power_cap_w {
         assumptions.push(format!("power governor holds the row's cap of {cap} W (PS0 is {} W)", f.ps0_w));
+    }
+    if metric == Metric::RelativeIops {
+        assumptions.push("relative_iops: IOPS at the cap over IOPS of the same run uncapped, same drive state".into());
     }
     let mut workload = workload_of(row, &mut assumptions)?;
     apply_tool_defaults(row, &mut workload, &mut assumptions);
@@ -184,7 +192,7 @@ fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> R
         id: row.id.clone(),
         drive: row.drive.clone(),
         user_capacity_bytes: row.user_capacity_tb.map(|tb| (tb * 1e12).round() as u64),
-        power_cap_w: row.power_cap_w,
+        power_cap_w,
         steady,
         phase,
         workload,
@@ -193,6 +201,25 @@ fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> R
         unit: row.unit.clone(),
         assumptions,
     })
+}
+
+/// The cap of a row that names a power state in its note ("power mode 1", "PS1") instead of
+/// a cap in W: that state's maximum power in the drive profile.
+fn power_state_in_note(row: &MeasuredRow, f: &DriveFacts, notes: &mut Vec<String>) -> Result<f64, String> {
+    let note = row.note.to_ascii_lowercase();
+    let state = ["power mode ", "power state ", "ps"].iter().find_map(|key| {
+        let at = note.find(key)? + key.len();
+        let digits: String = note[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+        digits.parse::<usize>().ok()
+    });
+    let Some(n) = state else {
+        return Err("relative_iops needs a power cap (power_cap_w) or a power state named in the note".into());
+    };
+    let w = f.states_w.get(n).copied().ok_or_else(|| {
+        format!("the note names power state {n}; the profile has {} (PS0..PS{})", f.states_w.len(), f.states_w.len() - 1)
+    })?;
+    notes.push(format!("the note's power state {n} is the profile's PS{n} = {w} W"));
+    Ok(w)
 }
 
 fn parse_kib(bs: &str) -> Option<u32> {
@@ -226,8 +253,13 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
         "no" => false,
         r => return Err(format!("random `{r}` without an application profile")),
     };
-    let Some(read_pct) = row.read_pct else {
-        return Err("read % not given".into());
+    let read_pct = match row.read_pct {
+        Some(r) => r,
+        None if row.metric == "relative_iops" && random => {
+            notes.push("read % not given: 100 (a QD1 random figure without a mix is read latency-bound)".into());
+            100.0
+        }
+        None => return Err("read % not given".into()),
     };
     let kib = if row.bs.is_empty() {
         let k = if random { 4 } else { 128 };
@@ -317,7 +349,7 @@ mod tests {
     }
 
     fn facts(name: &str) -> Option<DriveFacts> {
-        (name == "tiny").then_some(DriveFacts { ps0_w: 8.0 })
+        (name == "tiny").then_some(DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0, 4.0] })
     }
 
     #[test]
@@ -332,10 +364,22 @@ mod tests {
     }
 
     #[test]
+    fn relative_rows_run_at_the_named_power_state() {
+        let r = row("a,tiny,,,vdbench,steady,SQL profile,,68.42,80%,,,relative_iops,0.85,ratio,power mode 1 reaches 85%");
+        let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
+        assert_eq!((p.metric, p.power_cap_w), (Metric::RelativeIops, Some(6.0)));
+        let r = row("b,tiny,,4,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,qualitative");
+        let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
+        assert_eq!((p.workload.rw, p.power_cap_w, p.phase), ("randread", Some(4.0), Phase::Read));
+        let r = row("c,tiny,,,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,power mode 7");
+        assert!(matches!(map_row(&r, &facts), Mapping::Skip(why) if why.contains("PS0..PS2")));
+    }
+
+    #[test]
     fn skips_say_why() {
         let cases = [
             ("a,nosuch,,,fio,steady,w,4k,0,yes,1,1,iops,1,iops,", "no drive profile"),
-            ("a,tiny,,4,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,", "power-limited run"),
+            ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,", "power state named"),
             ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,bogus,1,x,", "metric `bogus`"),
             ("a,tiny,,,fio,steady,w,4k,0,yes,1,1,iops,1,MB/s,", "unit"),
         ];

@@ -47,7 +47,8 @@ pub struct Report {
 /// Drive facts for the mapping from the embedded profiles or profile files.
 pub fn profile_facts(name: &str) -> Option<DriveFacts> {
     let p = profile::load(name).ok()?;
-    Some(DriveFacts { ps0_w: p.profile.power.states_w.first().copied().unwrap_or(f64::INFINITY) })
+    let states_w = p.profile.power.states_w.clone();
+    Some(DriveFacts { ps0_w: states_w.first().copied().unwrap_or(f64::INFINITY), states_w })
 }
 
 /// Maps every row: runnable plans and skipped rows (in file order).

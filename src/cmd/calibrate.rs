@@ -73,6 +73,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     let facts = |_: &str| {
         Some(calibration::plan::DriveFacts {
             ps0_w: base.profile.power.states_w.first().copied().unwrap_or(f64::INFINITY),
+            states_w: base.profile.power.states_w.clone(),
         })
     };
     let (plans, skipped) = validate::plan_rows(&rows, &facts);
