@@ -136,6 +136,12 @@ pub trait Device {
     /// simulator prefetches its mapping state); results must not depend on it.
     fn hint_next_offset(&mut self, _offset_bytes: u64) {}
 
+    /// Lets work the device does on its own after a job group (a write buffer draining) finish
+    /// before the next group starts. The runner asks only when runtimes are scaled down: a
+    /// full-size drive spends a negligible share of a phase on such a fixed-size transient, a
+    /// phase shortened by the scale factor would spend that factor times more. No-op by default.
+    fn settle(&mut self) {}
+
     /// The host process's CPU usage so far, on a real target. A simulator has none to report
     /// (its results must not depend on the machine running it).
     fn host_usage(&self) -> Option<HostUsage> {

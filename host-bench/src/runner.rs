@@ -159,6 +159,9 @@ pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Resul
             interrupted = true;
             break;
         }
+        if opts.time_scale < 1.0 {
+            dev.settle();
+        }
         let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), opts)?;
         let usage_before = dev.host_usage();
         interrupted |= group.run(dev, opts)?;

@@ -120,4 +120,12 @@ impl Device for SimTarget {
     fn hint_next_offset(&mut self, offset_bytes: u64) {
         self.ssd.hint_next_offset(offset_bytes);
     }
+
+    /// Runs the drive until its buffered programs (and any GC they trigger) are done.
+    fn settle(&mut self) {
+        if self.ssd.outstanding() == 0 {
+            self.ssd.next_completion(None);
+            self.take_samples();
+        }
+    }
 }
