@@ -350,7 +350,7 @@ impl SimSsd {
             free_cmds: Vec::new(),
             outstanding: 0,
             pending_writes: VecDeque::new(),
-            buffer_cap_mus: scaled_buffer_mus(ctrl.write_buffer_mib, factor, &layout),
+            buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
             buffer_used_mus: 0,
             ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
             ctrl_free: 0,
@@ -1045,13 +1045,3 @@ impl SimSsd {
     }
 }
 
-/// Write-buffer room in mapping units at scale factor `factor`. The buffer shrinks with the
-/// capacity: a fixed-size buffer drains in fixed time, so a phase shortened by the scale factor
-/// would spend `factor` times its real share draining what the previous phase left (a fill
-/// followed by a capped read, issue 13). It never shrinks below two program units per die, the
-/// least that keeps every die programming while the next unit fills.
-fn scaled_buffer_mus(buffer_mib: u32, factor: f64, layout: &Layout) -> u64 {
-    let full = ((buffer_mib as u64) << 20) / layout.mu_bytes as u64;
-    let floor = 2 * layout.mus_per_pu as u64 * layout.dies as u64;
-    ((full as f64 / factor.max(1.0)) as u64).max(floor).min(full.max(floor))
-}
