@@ -143,12 +143,14 @@ fn normal_summary(r: &RunResult, v: &Value) -> String {
     let x = &v["ssdlab"];
     if x.get("write_amplification").is_some() {
         s.push_str(&format!(
-            "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
+            "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  host writes {:.2} drive writes, WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
             x["drive"].as_str().unwrap_or("?"),
             x["scale"]["divisor"],
             x["user_capacity_bytes"].as_f64().unwrap_or(0.0) / 1e12,
             x["op_pct"].as_f64().unwrap_or(0.0),
             x["seed"],
+            x["host_write_bytes"].as_f64().unwrap_or(0.0)
+                / x["scale"]["user_capacity_bytes_simulated"].as_f64().unwrap_or(f64::INFINITY),
             x["write_amplification"].as_f64().unwrap_or(0.0),
             x["nand_write_bytes"].as_f64().unwrap_or(0.0) / 1e9,
             x["gc_stall_s"].as_f64().unwrap_or(0.0),
