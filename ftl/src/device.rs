@@ -680,13 +680,18 @@ impl SimSsd {
         }
     }
 
-    fn issue_host_read(&mut self, slot: u32, (block, page, bytes): (u32, u32, u32)) {
+    fn issue_host_read(&mut self, slot: u32, page: (u32, u32, u32)) {
+        self.issue_page_read(TAG_READ | slot as u64, page);
+    }
+
+    /// A single-plane host-priority read of `bytes` of one NAND page.
+    fn issue_page_read(&mut self, tag: u64, (block, page, bytes): (u32, u32, u32)) {
         let l = self.core.layout;
         let die = l.die_of_block(block);
         let pt = l.page_type(page * l.mus_per_page);
         // Pages of a word line run plane by plane, each plane's pages by type.
         let plane = (page % (l.geo.planes_per_die * l.geo.bits_per_cell)) / l.geo.bits_per_cell;
-        let op = NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes).on_plane(plane as u8);
+        let op = NandOp::read(tag, die, pt, 1, bytes).on_plane(plane as u8);
         self.flash.submit(self.now, op);
     }
 
