@@ -122,6 +122,8 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// NAND bytes programmed per byte the host wrote (as it wrote them: a 512 B write that
+    /// rewrites a 4 KiB unit counts 512 host bytes), so read-modify-write shows up in WA.
     pub fn wa(&self) -> f64 {
         if self.host_write_bytes == 0 {
             0.0
