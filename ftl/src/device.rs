@@ -1113,6 +1113,7 @@ impl SimSsd {
     /// Structural invariants of the firmware state.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.core.check_invariants()?;
+        self.rmw.check()?;
         if self.buffer_used_mus > self.buffer_cap_mus {
             return Err(format!("write buffer over capacity: {} > {}", self.buffer_used_mus, self.buffer_cap_mus));
         }

@@ -59,6 +59,19 @@ impl RmwReads {
         });
     }
 
+    /// At most one read per LPN in flight, and every waiting write waits for a read in flight.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, &(lpn, _)) in self.inflight.iter().enumerate() {
+            if self.inflight[..i].iter().any(|&(l, _)| l == lpn) {
+                return Err(format!("two read-modify-write reads of lpn {lpn} in flight"));
+            }
+        }
+        match self.waiters.iter().find(|&&(id, _)| !self.inflight.iter().any(|&(_, r)| r == id)) {
+            Some(&(id, slot)) => Err(format!("command {slot} waits for read-modify-write read {id}, not in flight")),
+            None => Ok(()),
+        }
+    }
+
     /// Forgets everything (power loss).
     pub fn reset(&mut self) {
         self.inflight.clear();
@@ -89,5 +102,8 @@ mod tests {
         r.complete(b, |s| got.push(s));
         assert_eq!(got, [2]);
         assert!(r.is_empty());
+        r.check().unwrap();
+        r.wait(b, 4);
+        assert!(r.check().is_err(), "a waiter of a finished read");
     }
 }

@@ -28,6 +28,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => r.clone().prop_map(|(a, n)| Op::Write(a, n)),
         3 => (r.clone(), 0u32..8, 0u32..8).prop_map(|((a, n), h, t)| Op::WritePartial(a, n, h, t)),
+        // A few hot units, so that partial writes meet on a unit whose read is in flight.
+        3 => ((0u32..400, 1u32..=2), 0u32..8, 0u32..8).prop_map(|((a, n), h, t)| Op::WritePartial(a, n, h, t)),
         1 => r.clone().prop_map(|(a, n)| Op::Trim(a, n)),
         2 => r.prop_map(|(a, n)| Op::Read(a, n)),
         1 => Just(Op::Gc),
