@@ -14,6 +14,7 @@ use crate::dev_events::{Class, DevEvents};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::read_ahead::ReadAhead;
+use crate::rmw::RmwReads;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
 use nand_model::time::{us_to_ns, TransferTimer};
@@ -116,9 +117,13 @@ pub struct Counters {
     /// Time host writes waited for write-buffer space.
     pub buffer_stall_ns: u64,
     pub energy_j: f64,
+    /// NAND reads of old mapping units that partial host writes merge with (read-modify-write).
+    pub rmw_reads: u64,
 }
 
 impl Counters {
+    /// NAND bytes programmed per byte the host wrote (as it wrote them: a 512 B write that
+    /// rewrites a 4 KiB unit counts 512 host bytes), so read-modify-write shows up in WA.
     pub fn wa(&self) -> f64 {
         if self.host_write_bytes == 0 {
             0.0
@@ -133,6 +138,7 @@ const TAG_GC_READ: u64 = 2 << 56;
 const TAG_PROG: u64 = 3 << 56;
 const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
+const TAG_RMW: u64 = 6 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
 const NO_QUEUE: u32 = u32::MAX;
 
@@ -166,7 +172,14 @@ pub(crate) struct Cmd {
     next_mu: u32,
     pending: u32,
     data_ready: SimTime,
+    /// Writes: which end units the command covers only partly ([`PARTIAL_HEAD`], [`PARTIAL_TAIL`]).
+    partial: u8,
 }
+
+/// The command's first unit is written only partly.
+const PARTIAL_HEAD: u8 = 1;
+/// The command's last unit (not also its first) is written only partly.
+const PARTIAL_TAIL: u8 = 2;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PuRec {
@@ -271,6 +284,8 @@ pub struct SimSsd {
     /// LPNs of the last `HINT_STAGE` hints (see `hint_next_offset`), ring position.
     pub(crate) hint_ring: [u32; HINT_STAGE],
     pub(crate) hint_pos: u32,
+    /// Read-modify-write reads in flight and the writes waiting for them.
+    pub(crate) rmw: RmwReads,
 }
 
 impl SimSsd {
@@ -383,6 +398,7 @@ impl SimSsd {
                 .then(|| ReadAhead::new(((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32)),
             hint_ring: [u32::MAX; HINT_STAGE],
             hint_pos: 0,
+            rmw: RmwReads::default(),
         })
     }
 
@@ -453,6 +469,14 @@ impl SimSsd {
         let mu_shift = self.mu_bytes.trailing_zeros();
         let first = offset >> mu_shift;
         let last = (offset + len as u64 - 1) >> mu_shift;
+        let mu_mask = self.mu_bytes - 1;
+        let partial = if (offset as u32 | len) & mu_mask == 0 {
+            0
+        } else {
+            let head = offset as u32 & mu_mask != 0 || (first == last && len & mu_mask != 0);
+            let tail = first != last && (offset + len as u64) as u32 & mu_mask != 0;
+            head as u8 * PARTIAL_HEAD | tail as u8 * PARTIAL_TAIL
+        };
         let cmd = Cmd {
             tag,
             op,
@@ -463,6 +487,7 @@ impl SimSsd {
             next_mu: 0,
             pending: 0,
             data_ready: 0,
+            partial,
         };
         let slot = nand_model::slots::put(&mut self.cmds, &mut self.free_cmds, cmd);
         self.outstanding += 1;
@@ -552,6 +577,9 @@ impl SimSsd {
                 self.counters.host_write_bytes += c.len as u64;
                 self.counters.host_writes += 1;
                 self.invalidate_read_ahead(c);
+                if (c.partial != 0 || !self.rmw.is_empty()) && self.start_rmw(slot, c) {
+                    return; // admitted once the old data it merges with is read
+                }
                 self.pending_writes.push_back(slot);
                 self.try_admit();
             }
@@ -680,14 +708,70 @@ impl SimSsd {
         }
     }
 
-    fn issue_host_read(&mut self, slot: u32, (block, page, bytes): (u32, u32, u32)) {
+    fn issue_host_read(&mut self, slot: u32, page: (u32, u32, u32)) {
+        self.issue_page_read(TAG_READ | slot as u64, page);
+    }
+
+    /// A single-plane host-priority read of `bytes` of one NAND page.
+    fn issue_page_read(&mut self, tag: u64, (block, page, bytes): (u32, u32, u32)) {
         let l = self.core.layout;
         let die = l.die_of_block(block);
         let pt = l.page_type(page * l.mus_per_page);
         // Pages of a word line run plane by plane, each plane's pages by type.
         let plane = (page % (l.geo.planes_per_die * l.geo.bits_per_cell)) / l.geo.bits_per_cell;
-        let op = NandOp::read(TAG_READ | slot as u64, die, pt, 1, bytes).on_plane(plane as u8);
+        let op = NandOp::read(tag, die, pt, 1, bytes).on_plane(plane as u8);
         self.flash.submit(self.now, op);
+    }
+
+    /// Read-modify-write of write `slot`: its partly written end units whose old data is on
+    /// NAND are read first (a unit in the write buffer merges in DRAM, an unmapped one with
+    /// zeros), and any unit of it whose read is already in flight waits for that read (see
+    /// [`crate::rmw`]). True when the write must wait; it is admitted when its reads are done.
+    #[cold]
+    fn start_rmw(&mut self, slot: u32, c: Cmd) -> bool {
+        let l = self.core.layout;
+        let last = c.first_lpn + c.mus - 1;
+        let mut waits = 0;
+        for lpn in c.first_lpn..=last {
+            let partial =
+                (lpn == c.first_lpn && c.partial & PARTIAL_HEAD != 0) || (lpn == last && c.partial & PARTIAL_TAIL != 0);
+            if let Some(id) = self.rmw.find(lpn) {
+                self.rmw.wait(id, slot);
+                waits += 1;
+                continue;
+            }
+            if !partial {
+                continue;
+            }
+            let Some(ppn) = self.core.lookup(lpn) else { continue };
+            let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
+            if off >= self.core.blocks.prog_done[block as usize] {
+                continue; // in the write buffer: merged in DRAM
+            }
+            let id = self.rmw.start(lpn);
+            self.rmw.wait(id, slot);
+            waits += 1;
+            self.counters.rmw_reads += 1;
+            self.issue_page_read(TAG_RMW | id as u64, (block, l.page_index(off), self.mu_bytes));
+        }
+        self.cmds[slot as usize].pending = waits;
+        waits > 0
+    }
+
+    /// Read-modify-write read `id` is done: after ECC decode and the merge (the read overhead),
+    /// the writes waiting only for it queue for admission, in arrival order.
+    fn rmw_read_done(&mut self, id: u32) {
+        let merged = self.now + self.read_overhead_ns;
+        let (cmds, queue) = (&mut self.cmds, &mut self.pending_writes);
+        self.rmw.complete(id, |slot| {
+            let c = &mut cmds[slot as usize];
+            c.data_ready = c.data_ready.max(merged);
+            c.pending -= 1;
+            if c.pending == 0 {
+                queue.push_back(slot);
+            }
+        });
+        self.try_admit();
     }
 
     /// A read served from the read-ahead window: decoded when it was prefetched, so only the DMA
@@ -885,6 +969,7 @@ impl SimSsd {
                     }
                 }
             }
+            TAG_RMW => self.rmw_read_done(id as u32),
             TAG_GC_READ => {
                 self.gc_reads.complete(id);
                 self.release_waiting_programs(id);
@@ -1028,6 +1113,7 @@ impl SimSsd {
     /// Structural invariants of the firmware state.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.core.check_invariants()?;
+        self.rmw.check()?;
         if self.buffer_used_mus > self.buffer_cap_mus {
             return Err(format!("write buffer over capacity: {} > {}", self.buffer_used_mus, self.buffer_cap_mus));
         }

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod profile;
 pub mod read_ahead;
 pub mod recovery;
+mod rmw;
 pub mod tracker;
 pub mod wa_model;
 

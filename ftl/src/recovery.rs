@@ -245,5 +245,6 @@ impl SimSsd {
             ra.reset();
         }
         self.pending_erases = 0;
+        self.rmw.reset();
     }
 }

@@ -3,6 +3,8 @@
 //! nothing after TRIM); a read must find a unit whose spare area names the LPN with a sequence
 //! at least that one (GC copies get newer sequences, older versions have older ones), or zeros.
 //! Invariants are checked after every step, on the timeless FTL and on the timed device.
+//! The timed device also takes writes that cover their first and last units only partly
+//! (read-modify-write), and writes that overlap writes still in flight.
 
 use ftl::core::FtlCore;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
@@ -13,6 +15,8 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug)]
 enum Op {
     Write(u32, u32),
+    /// A write of these units without the first `.2` and the last `.3` 512 B sectors.
+    WritePartial(u32, u32, u32, u32),
     Trim(u32, u32),
     Read(u32, u32),
     Gc,
@@ -23,6 +27,9 @@ fn op() -> impl Strategy<Value = Op> {
     let r = (0u32..1_000_000, 1u32..=256);
     prop_oneof![
         6 => r.clone().prop_map(|(a, n)| Op::Write(a, n)),
+        3 => (r.clone(), 0u32..8, 0u32..8).prop_map(|((a, n), h, t)| Op::WritePartial(a, n, h, t)),
+        // A few hot units, so that partial writes meet on a unit whose read is in flight.
+        3 => ((0u32..400, 1u32..=2), 0u32..8, 0u32..8).prop_map(|((a, n), h, t)| Op::WritePartial(a, n, h, t)),
         1 => r.clone().prop_map(|(a, n)| Op::Trim(a, n)),
         2 => r.prop_map(|(a, n)| Op::Read(a, n)),
         1 => Just(Op::Gc),
@@ -80,7 +87,7 @@ proptest! {
         }
         for op in ops {
             match op {
-                Op::Write(a, n) => {
+                Op::Write(a, n) | Op::WritePartial(a, n, _, _) => {
                     let (first, n) = span(user, a, n);
                     for lpn in first..first + n {
                         f.write(lpn).unwrap();
@@ -116,6 +123,8 @@ proptest! {
         let mut d = device(true);
         let user = d.core.user_mus();
         let mut model: Vec<Option<u32>> = vec![None; user as usize];
+        // Per LPN: writes in flight (writes may overlap writes), and a read or trim in flight.
+        let mut writing = vec![0u32; user as usize];
         let mut busy = vec![false; user as usize];
         let mut inflight: HashMap<u64, (HostOp, u32, u32)> = HashMap::new();
         // Sequential fill in 128 KiB commands.
@@ -140,10 +149,11 @@ proptest! {
             // Keep up to qd commands on disjoint LPNs in flight; GC = let the drive idle.
             while inflight.len() < qd {
                 let Some(&op) = ops.peek() else { break };
-                let (hop, a, n) = match op {
-                    Op::Write(a, n) => (HostOp::Write, a, n),
-                    Op::Trim(a, n) => (HostOp::Trim, a, n),
-                    Op::Read(a, n) => (HostOp::Read, a, n),
+                let (hop, a, n, cut) = match op {
+                    Op::Write(a, n) => (HostOp::Write, a, n, (0, 0)),
+                    Op::WritePartial(a, n, h, t) => (HostOp::Write, a, n, (h, t)),
+                    Op::Trim(a, n) => (HostOp::Trim, a, n, (0, 0)),
+                    Op::Read(a, n) => (HostOp::Read, a, n, (0, 0)),
                     Op::Gc => {
                         if !inflight.is_empty() { break; }
                         ops.next();
@@ -154,10 +164,20 @@ proptest! {
                     }
                 };
                 let (first, n) = span(user, a, n);
-                if (first..first + n).any(|l| busy[l as usize]) { break; }
+                let range = first as usize..(first + n) as usize;
+                let blocked = busy[range.clone()].iter().any(|&b| b)
+                    || (hop != HostOp::Write && writing[range.clone()].iter().any(|&w| w > 0));
+                if blocked { break; }
                 ops.next();
-                d.submit(tag, hop, first as u64 * 4096, n * 4096).unwrap();
-                busy[first as usize..(first + n) as usize].fill(true);
+                // Leave at least one sector: the first `h` and last `t` sectors are cut.
+                let h = cut.0.min(8 * n - 1);
+                let t = cut.1.min(8 * n - 1 - h);
+                d.submit(tag, hop, first as u64 * 4096 + h as u64 * 512, n * 4096 - (h + t) * 512).unwrap();
+                if hop == HostOp::Write {
+                    writing[range].iter_mut().for_each(|w| *w += 1);
+                } else {
+                    busy[range].fill(true);
+                }
                 inflight.insert(tag, (hop, first, n));
                 tag += 1;
             }
@@ -166,15 +186,21 @@ proptest! {
                 return Err(TestCaseError::fail(format!("completion of unknown tag {}", c.tag)));
             };
             for lpn in first..first + n {
-                busy[lpn as usize] = false;
                 match hop {
                     HostOp::Write => {
+                        writing[lpn as usize] -= 1;
                         let p = d.core.lookup(lpn);
                         prop_assert!(p.is_some(), "acknowledged write of lpn {} not mapped", lpn);
                         model[lpn as usize] = p.map(|p| d.core.seq[p as usize]);
                     }
-                    HostOp::Trim => model[lpn as usize] = None,
-                    HostOp::Read => check_read(&d.core, lpn, model[lpn as usize])?,
+                    HostOp::Trim => {
+                        busy[lpn as usize] = false;
+                        model[lpn as usize] = None;
+                    }
+                    HostOp::Read => {
+                        busy[lpn as usize] = false;
+                        check_read(&d.core, lpn, model[lpn as usize])?;
+                    }
                 }
             }
             d.check_invariants().map_err(TestCaseError::fail)?;

@@ -281,6 +281,7 @@ impl SimSession {
             "host_read_bytes": d.host_read_bytes,
             "nand_write_bytes": d.nand_write_bytes,
             "gc_write_bytes": d.gc_write_bytes,
+            "rmw_reads": d.rmw_reads,
             "write_amplification": d.wa(),
             "gc_victims": d.gc_victims,
             "erases": d.erases,
@@ -353,5 +354,6 @@ pub fn delta(a: &Counters, b: &Counters) -> Counters {
         gc_stall_ns: b.gc_stall_ns - a.gc_stall_ns,
         buffer_stall_ns: b.buffer_stall_ns - a.buffer_stall_ns,
         energy_j: b.energy_j - a.energy_j,
+        rmw_reads: b.rmw_reads - a.rmw_reads,
     }
 }

@@ -82,9 +82,19 @@ fn pts_latency_is_qd1_and_grows_with_block_size_and_writes() {
     assert_eq!(t.len(), 9, "3 mixes x 3 block sizes");
     let at = |m: u32, bs: u32| *t.iter().find(|c| c.cell.read_pct == m && c.cell.bs_bytes == bs).unwrap();
     for m in [100, 65, 0] {
+        let us = |bs| at(m, bs).mean_us;
+        eprintln!("mix {m}: mean latency 512 B {:.1} us, 4 KiB {:.1} us, 8 KiB {:.1} us", us(512), us(4096), us(8192));
+    }
+    for m in [100, 65] {
         let (small, big) = (at(m, 512), at(m, 8192));
         assert!(big.mean_us >= small.mean_us, "mix {m}: 8 KiB {} us < 512 B {} us", big.mean_us, small.mean_us);
     }
+    // Writes: a 512 B write first reads its 4 KiB unit from NAND (read-modify-write): at least
+    // tR slower than a 4 KiB write.
+    let t_r_us = ftl::profile::load("tiny").unwrap().profile.timing.t_r_us[0];
+    let (rmw, w4k, w8k) = (at(0, 512), at(0, 4096), at(0, 8192));
+    assert!(w8k.mean_us >= w4k.mean_us, "writes: 8 KiB {} us < 4 KiB {} us", w8k.mean_us, w4k.mean_us);
+    assert!(rmw.mean_us >= w4k.mean_us + t_r_us, "writes: 512 B {} us vs 4 KiB {} us", rmw.mean_us, w4k.mean_us);
     for c in &t {
         assert!(c.p99_999_us >= c.mean_us && c.max_us >= c.p99_999_us, "{c:?}");
     }
