@@ -132,3 +132,17 @@ fn a_series_longer_than_its_cap_gets_coarser_not_longer() {
     assert_eq!(pts.iter().map(|p| p.ios[0]).sum::<u64>(), n * 10);
     assert_eq!(s.interval_ns(), 40);
 }
+
+#[test]
+fn the_table_estimate_covers_what_the_drive_allocates() {
+    for (drive, scale) in [("tiny", 1), ("generic-tlc", 256), ("solidigm-d5-p5430", 4096)] {
+        let cfg = SimConfig { scale_divisor: Some(scale), ..SimConfig::new(drive, 1) };
+        let est = host_bench::memory::estimate(&cfg, None).unwrap();
+        let s = SimSession::new(cfg).unwrap();
+        let c = &s.target.ssd.core;
+        let actual = (c.l2p.capacity() * 4 + c.p2l.capacity() * 4 + c.valid_bits.capacity() * 8) as u64;
+        assert_eq!(est.drive_units, c.layout.total_mus(), "{drive}");
+        let ratio = est.tables_bytes as f64 / actual as f64;
+        assert!((1.0..1.3).contains(&ratio), "{drive} 1/{scale}: estimate {} vs tables {actual}", est.tables_bytes);
+    }
+}

@@ -61,6 +61,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         run_real(&a, &file, &stop, &mut on_progress)?
     } else {
         let cfg = a.drive.to_config()?;
+        super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
         let r = s.run(&file, Some(&stop), Some(&mut on_progress)).map_err(CliError::failed)?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);

@@ -126,6 +126,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
     };
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let total = spec.grid().iter().filter(|p| shard.contains(p.index)).count();
+    super::preflight::check_sim_memory(&spec.base, Some(&file), threads.clamp(1, total.max(1)))?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let report = |r: &Row| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
