@@ -26,6 +26,9 @@ fn temp_dir(test: &str) -> PathBuf {
     dir
 }
 
+const HEAD: &str =
+    "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -49,4 +52,43 @@ fn a_drive_too_big_for_the_memory_limit_fails_up_front_naming_the_flag() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("drop --full-scale"), "{e}");
+}
+
+/// A job that simulates for several wall seconds, so a check made after it would be slow.
+fn long_job(dir: &std::path::Path) -> String {
+    let job = dir.join("long.fio");
+    std::fs::write(&job, "[w]\nrw=randread\niodepth=1\ntime_based\nruntime=10m\n").unwrap();
+    job.display().to_string()
+}
+
+#[test]
+fn bad_output_paths_fail_in_under_a_second_before_any_simulation() {
+    let dir = temp_dir("out");
+    let job = long_job(&dir);
+    let d = dir.display().to_string();
+    let missing = format!("{d}/no/such/dir/x.json");
+    let csv = dir.join("m.csv");
+    std::fs::write(&csv, format!("{HEAD}rr,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n"))
+        .unwrap();
+    let csv = csv.display().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", &job, "--drive", "tiny", "--output", &d],
+        vec!["run", &job, "--drive", "tiny", "--output", &missing],
+        vec!["run", &job, "--drive", "tiny", "--output", "/proc/x"],
+        vec!["run", &job, "--drive", "tiny", "--output", "/dev/null", "--timeseries", &d],
+        vec!["run", &job, "--drive", "tiny", "--output", "/dev/null", "--timeseries", "/proc/x.csv"],
+        vec!["sweep", &job, "--drive", "tiny", "--out", "/proc/x"],
+        vec!["fob", "--drive", "tiny", "--out", "/proc/x"],
+        vec!["calibrate", "--drive", "tiny", "--measured", &csv, "--out", &d],
+        vec!["validate", "--measured", &csv, "--out", "/proc/x"],
+    ];
+    for args in cases {
+        let t0 = std::time::Instant::now();
+        let o = ssdlab(&args);
+        let secs = t0.elapsed().as_secs_f64();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains("--out") || e.contains("--timeseries"), "{args:?}: {e}");
+        assert!(secs < 1.0, "{args:?} took {secs:.2} s to fail");
+    }
 }

@@ -41,6 +41,7 @@ pub struct CalibrateArgs {
 
 pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     let base = profile::load(&a.drive)?;
+    super::preflight::check_output_file("--out", &a.out)?;
     let base_text = match EMBEDDED.iter().find(|(n, _)| *n == a.drive) {
         Some((_, t)) => t.to_string(),
         None => std::fs::read_to_string(&a.drive).map_err(|e| CliError::bad_input(format!("{}: {e}", a.drive)))?,

@@ -1,11 +1,13 @@
 //! Checks made before any simulation starts, so a run that cannot finish or cannot be saved
 //! fails in a moment with the flag to change: the memory the run needs against what the
-//! machine (or the process's limits) can give.
+//! machine (or the process's limits) can give, and every output path's writability.
 
 use super::CliError;
 use host_bench::job::JobFile;
 use host_bench::memory::{self, gib, MemoryEstimate};
 use host_bench::simrun::SimConfig;
+use std::fs::OpenOptions;
+use std::path::Path;
 
 /// Memory this process can still get, bytes, and which limit says so: the smallest of
 /// `MemAvailable`, the cgroup's `memory.max` headroom and the address-space limit (`ulimit -v`)
@@ -69,4 +71,44 @@ pub fn check_sim_memory(cfg: &SimConfig, job: Option<&JobFile>, parallel: usize)
             None => "no --scale fits; free memory or raise the limit".into(),
         }
     })
+}
+
+/// `path` (given with `flag`) can be written: not a directory, and either an existing file open
+/// for writing or a new name in a writable directory (probed by creating and removing it).
+pub fn check_output_file(flag: &str, path: &Path) -> Result<(), CliError> {
+    let bad = |why: String| CliError::bad_input(format!("{flag} {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(bad("is a directory (a file name is needed)".into()));
+    }
+    if path.exists() {
+        return OpenOptions::new().write(true).open(path).map(drop).map_err(|e| bad(format!("cannot write: {e}")));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(bad(format!("directory {} does not exist", parent.display())));
+    }
+    OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| bad(format!("cannot create: {e}")))?;
+    let _ = std::fs::remove_file(path);
+    Ok(())
+}
+
+/// `dir` (given with `flag`) exists or can be created, and files can be created in it.
+pub fn check_output_dir(flag: &str, dir: &Path) -> Result<(), CliError> {
+    let bad = |why: String| CliError::bad_input(format!("{flag} {}: {why}", dir.display()));
+    if dir.exists() && !dir.is_dir() {
+        return Err(bad("is not a directory".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create the directory: {e}")))?;
+    let probe = dir.join(format!(".ssdlab-write-check-{}", std::process::id()));
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&probe)
+        .map_err(|e| bad(format!("cannot write in the directory: {e}")))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }

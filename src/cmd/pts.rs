@@ -47,7 +47,9 @@ impl BenchArgs {
         Ok(Box::new(bench))
     }
 
+    /// The output directory, checked writable (call before the run).
     pub fn out_dir(&self) -> Result<OutDir, CliError> {
+        super::preflight::check_output_dir("--out", &self.out)?;
         OutDir::create(&self.out).map_err(CliError::failed)
     }
 }

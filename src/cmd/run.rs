@@ -51,6 +51,12 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }
+    if let Some(p) = &a.output {
+        super::preflight::check_output_file("--output", p)?;
+    }
+    if let Some(p) = &a.timeseries {
+        super::preflight::check_output_file("--timeseries", p)?;
+    }
     let stop = interrupt_flag();
     let pb = progress_bar("run");
     let mut on_progress = |p: RunProgress| {

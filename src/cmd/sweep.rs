@@ -92,6 +92,7 @@ fn sweep_error(e: SweepError) -> CliError {
 
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepAction::Merge { dirs, out }) = a.action {
+        super::preflight::check_output_dir("--out", &out)?;
         let parts =
             dirs.iter().map(|d| sweep::read_dir(d)).collect::<Result<Vec<_>, _>>().map_err(CliError::bad_input)?;
         let t = sweep::merge(parts).map_err(sweep_error)?;
@@ -103,6 +104,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
     };
     let file = job::parse_path(job_path, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
         .map_err(CliError::bad_input)?;
+    super::preflight::check_output_dir("--out", out)?;
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }

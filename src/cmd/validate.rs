@@ -35,6 +35,9 @@ pub struct ValidateArgs {
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let rows = measured::read_file(&a.measured).map_err(CliError::bad_input)?;
+    if let Some(dir) = &a.out {
+        super::preflight::check_output_dir("--out", dir)?;
+    }
     let scale_divisor = match &a.scale {
         Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
         None => None,
