@@ -92,3 +92,61 @@ fn bad_output_paths_fail_in_under_a_second_before_any_simulation() {
         assert!(secs < 1.0, "{args:?} took {secs:.2} s to fail");
     }
 }
+
+#[test]
+fn impossible_measurements_are_listed_and_a_file_with_no_runnable_row_is_exit_2() {
+    let dir = temp_dir("measured");
+    let bad = dir.join("bad.csv");
+    std::fs::write(
+        &bad,
+        format!(
+            "{HEAD}\
+             zero,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,0,iops,\n\
+             neg,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,-5,iops,\n\
+             cov,tiny,,,ezfio,steady,4k 70/30,4k,70,yes,,,cov,5000,percent,\n\
+             cap,tiny,-1,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n\
+             mix,tiny,,,fio,steady,4k random read,4k,150,yes,32,1,iops,38000,iops,\n"
+        ),
+    )
+    .unwrap();
+    let o = ssdlab(&["validate", "--measured", bad.to_str().unwrap()]);
+    let (out, e) = (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{out}{e}");
+    assert!(e.contains("no row could run"), "{e}");
+    for reason in [
+        "zero",
+        "neg",
+        "column `value`: 0 is out of range",
+        "column `value`: -5",
+        "cov ",
+        "a CoV of",
+        "column `user_capacity_tb`: -1 is out of range (allowed 0 < TB",
+        "column `read_pct`: 150",
+    ] {
+        assert!(out.contains(reason), "`{reason}` missing from:\n{out}");
+    }
+    assert!(!out.contains("inf%"), "{out}");
+
+    // One good row runs; the bad one beside it is listed and the command succeeds.
+    let mixed = dir.join("mixed.csv");
+    std::fs::write(
+        &mixed,
+        format!(
+            "{HEAD}\
+             zero,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,0,iops,\n\
+             rr,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n"
+        ),
+    )
+    .unwrap();
+    let o = ssdlab(&["validate", "--measured", mixed.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("1 rows run, 1 skipped") && out.contains("column `value`: 0"), "{out}");
+
+    // calibrate on impossible values writes no profile.
+    let prof = dir.join("cal.toml");
+    let o =
+        ssdlab(&["calibrate", "--drive", "tiny", "--measured", bad.to_str().unwrap(), "--out", prof.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!prof.exists(), "a profile was written from impossible measurements");
+}

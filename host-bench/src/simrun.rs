@@ -133,7 +133,7 @@ pub struct SimSession {
 pub struct PowerSpan {
     pub avg_w: f64,
     /// Highest meter-bin power: NAND bin + controller idle + standby + the span's average host
-    /// datapath power, W.
+    /// datapath power, W; at least `avg_w`.
     pub peak_w: f64,
     pub throttled_ns: u64,
 }
@@ -258,7 +258,10 @@ impl SimSession {
             nand_peak = nand_peak.max(iv.peak_w);
             thr += iv.throttled_ns;
         }
-        PowerSpan { avg_w: d.energy_j / secs, peak_w: floor_w + nand_peak, throttled_ns: thr.min(b.t_ns - a.t_ns) }
+        // The meter's intervals are those starting inside the span, so a span that is not on
+        // their grid misses the energy of its first part; no span peaks below its own average.
+        let avg_w = d.energy_j / secs;
+        PowerSpan { avg_w, peak_w: (floor_w + nand_peak).max(avg_w), throttled_ns: thr.min(b.t_ns - a.t_ns) }
     }
 
     fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {

@@ -92,6 +92,12 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     };
     let result = fit::fit(&base, &plans, &opts).map_err(CliError::bad_input)?;
     text.push_str(&report(&result));
+    if let Some(what) = result.non_finite() {
+        print_out(&text)?;
+        return Err(CliError::failed(format!(
+            "the fit produced a value that is not a finite number ({what}); no profile written"
+        )));
+    }
     let inputs: Vec<String> = a.measured.iter().map(|p| p.display().to_string()).collect();
     let out_text = format!("{}{}", comment_block(&result, &a.drive, &inputs), fit::apply_to_text(&base_text, &result));
     profile::parse(&out_text, &a.out.display().to_string())

@@ -56,7 +56,15 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         plot::write_svg(&report, &dir.join("validation.svg")).map_err(|e| CliError::failed(format!("plot: {e}")))?;
     }
     match a.output_format {
-        Format::Json => print_out(&json),
-        Format::Table => print_out(&table),
+        Format::Json => print_out(&json)?,
+        Format::Table => print_out(&table)?,
     }
+    if report.rows.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "{}: no row could run ({} skipped, each with its reason above)",
+            a.measured.display(),
+            report.skipped.len()
+        )));
+    }
+    Ok(())
 }
