@@ -150,3 +150,82 @@ fn impossible_measurements_are_listed_and_a_file_with_no_runnable_row_is_exit_2(
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!prof.exists(), "a profile was written from impossible measurements");
 }
+
+fn sigterm(child: &std::process::Child) {
+    // SAFETY: kill(2) on our own child's pid.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0, "kill failed");
+}
+
+#[test]
+fn sigterm_on_run_writes_the_finished_part_marked_interrupted() {
+    let dir = temp_dir("sigrun");
+    let job = long_job(&dir);
+    let out = dir.join("r.json");
+    let child = Command::new(bin())
+        .args(["run", &job, "--drive", "tiny", "--output-format", "json", "--output", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    sigterm(&child);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["ssdlab"]["interrupted"], serde_json::Value::Bool(true));
+    let ios = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert!(ios > 1000, "only {ios} I/Os before the signal");
+}
+
+#[test]
+fn a_sweep_stopped_by_sigterm_resumes_to_the_same_table_as_a_clean_sweep() {
+    let dir = temp_dir("sigsweep");
+    let job = dir.join("sw.fio");
+    std::fs::write(
+        &job,
+        "[global]\ngroup_reporting\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\
+         [mix]\nstonewall\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=16\ntime_based\nruntime=120\n",
+    )
+    .unwrap();
+    let (clean, stopped) = (dir.join("clean"), dir.join("stopped"));
+    let args = |out: &PathBuf| -> Vec<String> {
+        ["sweep", job.to_str().unwrap(), "--drive", "tiny", "--power-cap", "none,1.95,2.2", "--seeds", "2"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--threads".into(), "2".into(), "--out".into(), out.display().to_string()])
+            .collect()
+    };
+    let o = Command::new(bin()).args(args(&clean)).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!clean.join("checkpoint").exists(), "a finished sweep leaves no checkpoint");
+
+    let child = Command::new(bin()).args(args(&stopped)).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    // Stop once the first point is checkpointed, while others run.
+    let cp = stopped.join("checkpoint");
+    let t0 = std::time::Instant::now();
+    while std::fs::read_dir(&cp).map_or(0, |d| {
+        d.filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("point-"))).count()
+    }) == 0
+    {
+        assert!(t0.elapsed().as_secs() < 120, "no point finished");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    sigterm(&child);
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("ssdlab sweep --resume"), "{e}");
+    let partial: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stopped.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(partial["interrupted"], serde_json::Value::Bool(true));
+    let n = partial["rows"].as_array().unwrap().len();
+    assert!((1..6).contains(&n), "{n} rows after the signal");
+
+    let o = ssdlab(&["sweep", "--resume", stopped.to_str().unwrap(), "--threads", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in ["sweep.csv", "sweep.json"] {
+        let (a, b) = (std::fs::read(clean.join(f)).unwrap(), std::fs::read(stopped.join(f)).unwrap());
+        assert!(a == b, "{f} of the resumed sweep differs from the clean one");
+    }
+    assert!(!cp.exists());
+}

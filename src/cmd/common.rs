@@ -159,7 +159,8 @@ pub fn parse_scale(s: &str) -> Result<u32, String> {
     }
 }
 
-/// Ctrl-C sets the returned flag; a second Ctrl-C exits at once.
+/// Ctrl-C (SIGINT), SIGTERM (Slurm's time limit, `kill`) or SIGHUP sets the returned flag,
+/// which the command passes down as its stop token; a second signal exits at once.
 pub fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
@@ -167,7 +168,7 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
         if f.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\ninterrupted: finishing the current step and writing partial results (Ctrl-C again to abort)");
+        eprintln!("\ninterrupted: finishing the current step and writing partial results (signal again to abort)");
     });
     flag
 }
