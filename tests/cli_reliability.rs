@@ -229,3 +229,37 @@ fn a_sweep_stopped_by_sigterm_resumes_to_the_same_table_as_a_clean_sweep() {
     }
     assert!(!cp.exists());
 }
+
+#[test]
+fn read_jobs_open_read_only_and_image_files_with_a_filesystem_are_protected() {
+    let dir = temp_dir("real");
+    let (w, r) = (dir.join("w.fio"), dir.join("r.fio"));
+    std::fs::write(&w, "[w]\nrw=randwrite\nbs=4k\niodepth=4\nsize=16m\nnumber_ios=256\n").unwrap();
+    std::fs::write(&r, "[r]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=256\n").unwrap();
+    let (w, r) = (w.to_str().unwrap(), r.to_str().unwrap());
+    let run = |job: &str, target: &PathBuf, extra: &[&str]| {
+        let mut args = vec!["run", job, "--target", target.to_str().unwrap(), "--output", "/dev/null"];
+        args.extend(extra);
+        ssdlab(&args)
+    };
+    // A read job on a missing file fails without creating it (no O_CREAT).
+    let missing = dir.join("missing.img");
+    let o = run(r, &missing, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!missing.exists(), "a read-only job created its target");
+    // An image holding an ext4 superblock: writes refused unless --allow-destroy, reads fine.
+    let img = dir.join("ext4.img");
+    let mut data = vec![0u8; 16 << 20];
+    data[1080] = 0x53;
+    data[1081] = 0xEF;
+    std::fs::write(&img, &data).unwrap();
+    let o = run(w, &img, &[]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("ext") && e.contains("--allow-destroy"), "{e}");
+    assert!(std::fs::read(&img).unwrap() == data, "the image changed");
+    let o = run(r, &img, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(w, &img, &["--allow-destroy"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

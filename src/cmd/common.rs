@@ -89,7 +89,7 @@ pub struct TargetArgs {
     /// Size of the real target window (default: the whole device or file, or the job's size).
     #[arg(long, requires = "target")]
     pub target_size: Option<String>,
-    /// Allow writing to a block device holding a partition table or filesystem.
+    /// Allow writing to a block device or file holding a partition table or filesystem.
     #[arg(long, requires = "target")]
     pub allow_destroy: bool,
 }
@@ -101,6 +101,8 @@ impl TargetArgs {
         let Some(path) = &self.target else { return Ok(None) };
         let mut o = RealOptions::new(path);
         o.allow_destroy = self.allow_destroy;
+        // An image file holding a filesystem or partition table is as precious as a device.
+        o.device_like = true;
         o.queue_depth = qd.clamp(1, 4096);
         o.max_block_bytes = max_block_bytes.max(4096).next_multiple_of(4096);
         if let Some(s) = &self.target_size {

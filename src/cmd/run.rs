@@ -111,6 +111,9 @@ fn run_real(
         return Err(CliError::bad_input("no --target given"));
     };
     o.verify = a.verify;
+    // A job file that only reads opens the target read-only: no O_CREAT, no exclusive claim,
+    // and a device or image holding data may be read without --allow-destroy.
+    o.writable = a.verify || file.jobs.iter().any(writes);
     if a.real.target_size.is_none() {
         // Default window: the largest job size given in bytes.
         o.size_bytes = file
@@ -142,6 +145,16 @@ fn run_real(
         }
     }
     Ok((v, r, csvs))
+}
+
+/// Whether a job writes or trims (a mix with rwmixread=100 only reads).
+fn writes(j: &job::JobSpec) -> bool {
+    use job::RwMode::*;
+    match j.rw {
+        Read | RandRead => false,
+        ReadWrite | RandRw => j.rwmixread_percent < 100,
+        Write | RandWrite | Trim | RandTrim => true,
+    }
 }
 
 /// fio's text summary plus the drive's counters.
