@@ -63,11 +63,6 @@ impl SimTarget {
         v
     }
 
-    /// Samples held in memory now.
-    pub fn samples_held(&self) -> usize {
-        self.samples.len() + self.points.len() + usize::from(self.idle.is_some())
-    }
-
     /// The last sample at or before `t_ns` (the first sample if none).
     pub fn sample_at(&self, t_ns: u64) -> CounterSample {
         let last_le = |v: &[CounterSample]| v[..v.partition_point(|s| s.t_ns <= t_ns)].last().copied();
