@@ -75,6 +75,25 @@ pub struct FitResult {
     pub profile: DriveProfile,
 }
 
+impl FitResult {
+    /// The first value of the fit that is not a finite number (a parameter, the loss or a
+    /// point's prediction), named; `None` when all are. Such a fit must not become a profile.
+    pub fn non_finite(&self) -> Option<String> {
+        for p in &self.params {
+            if !(p.start.is_finite() && p.fitted.is_finite()) {
+                return Some(format!("parameter {}: {} -> {}", p.key, p.start, p.fitted));
+            }
+        }
+        if !(self.loss_start.is_finite() && self.loss.is_finite()) {
+            return Some(format!("loss {} -> {}", self.loss_start, self.loss));
+        }
+        self.points
+            .iter()
+            .find(|p| !(p.predicted.is_finite() && p.predicted_start.is_finite() && p.rel_error.is_finite()))
+            .map(|p| format!("point {}: predicted {} -> {}", p.id, p.predicted_start, p.predicted))
+    }
+}
+
 /// Why a fit could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {
@@ -384,6 +403,39 @@ mod tests {
         let tail: Vec<&str> = s.lines().rev().take(2).collect();
         assert!(tail[0].starts_with("write_ack_us = 7.5") && tail[0].ends_with("# fitted"), "{s}");
         assert_eq!(tail[1], "cmd_limit_kiops = 10.0");
+    }
+
+    #[test]
+    fn a_fit_with_a_non_finite_value_is_named() {
+        let profile = ftl::profile::load("tiny").unwrap().profile;
+        let param =
+            FittedParam { key: "timing.t_prog_us", start: 1.0, fitted: 2.0, lower: 0.5, upper: 4.0, at_bound: false };
+        let point = FitPoint {
+            id: "rr".into(),
+            metric: "iops".into(),
+            measured: 1.0,
+            unit: "iops".into(),
+            predicted_start: 1.0,
+            predicted: 1.0,
+            rel_error: 0.0,
+        };
+        let ok = FitResult {
+            params: vec![param.clone()],
+            points: vec![point.clone()],
+            loss_start: 0.1,
+            loss: 0.01,
+            simulations: 1,
+            iterations: 1,
+            seed: 1,
+            profile,
+        };
+        assert_eq!(ok.non_finite(), None);
+        let nan_param = FitResult { params: vec![FittedParam { fitted: f64::NAN, ..param }], ..ok.clone() };
+        assert!(nan_param.non_finite().unwrap().contains("t_prog_us"));
+        let nan_loss = FitResult { loss: f64::NAN, ..ok.clone() };
+        assert!(nan_loss.non_finite().unwrap().contains("loss"));
+        let inf_point = FitResult { points: vec![FitPoint { rel_error: f64::INFINITY, ..point }], ..ok };
+        assert!(inf_point.non_finite().unwrap().contains("rr"));
     }
 
     #[test]

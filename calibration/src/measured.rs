@@ -50,6 +50,32 @@ pub struct MeasuredRow {
     pub origin: String,
 }
 
+impl MeasuredRow {
+    /// Values no measurement can have: every metric compared is a positive quantity (a 0 or
+    /// negative one makes the relative error infinite or meaningless), capacities and caps are
+    /// positive, a read share is a percentage. `Err` names the column, value and allowed range.
+    pub fn check_ranges(&self) -> Result<(), String> {
+        let out =
+            |col: &str, v: f64, allowed: &str| Err(format!("column `{col}`: {v} is out of range (allowed {allowed})"));
+        if !(self.value.is_finite() && self.value > 0.0) {
+            return out("value", self.value, "a finite number > 0");
+        }
+        if self.metric == "cov" && self.value > 1000.0 {
+            return out("value", self.value, "a CoV of 0 < % <= 1000");
+        }
+        if let Some(c) = self.user_capacity_tb.filter(|c| !(*c > 0.0 && *c <= 1000.0)) {
+            return out("user_capacity_tb", c, "0 < TB <= 1000");
+        }
+        if let Some(w) = self.power_cap_w.filter(|w| !(*w > 0.0 && *w <= 1000.0)) {
+            return out("power_cap_w", w, "0 < W <= 1000");
+        }
+        if let Some(p) = self.read_pct.filter(|p| !(0.0..=100.0).contains(p)) {
+            return out("read_pct", p, "0 ..= 100");
+        }
+        Ok(())
+    }
+}
+
 /// A measured file that cannot be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MeasuredError {

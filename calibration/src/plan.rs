@@ -147,6 +147,7 @@ fn metric_of(row: &MeasuredRow) -> Result<Metric, String> {
 }
 
 fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> Result<Plan, String> {
+    row.check_ranges()?;
     let f = facts(&row.drive).ok_or_else(|| format!("no drive profile `{}`", row.drive))?;
     if row.tool == "vendor" {
         return Err("a vendor statement, not a measurement".into());

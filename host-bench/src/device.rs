@@ -142,6 +142,16 @@ pub trait Device {
     /// phase shortened by the scale factor would spend that factor times more. No-op by default.
     fn settle(&mut self) {}
 
+    /// Reporting hint: the group starting now reports the device's state now, at each
+    /// `origin + k * interval_ns` of `origins_ns` (its time-series boundaries) and at each
+    /// [`Device::report_point`]. A device that keeps a history of its state for results (the
+    /// simulator's counters) keeps those instants and may thin out the rest, so its memory does
+    /// not grow with the number of I/Os. Replaces the previous group's grid.
+    fn report_grid(&mut self, _origins_ns: &[u64], _interval_ns: u64) {}
+
+    /// Reporting hint: a result boundary (a job instance finished, a group drained) is now.
+    fn report_point(&mut self) {}
+
     /// The host process's CPU usage so far, on a real target. A simulator has none to report
     /// (its results must not depend on the machine running it).
     fn host_usage(&self) -> Option<HostUsage> {

@@ -357,6 +357,8 @@ impl GroupRun {
     /// Runs until every instance is done; returns true when interrupted.
     fn run(&mut self, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<bool, RunError> {
         let open_loop = self.instances.iter().any(|i| i.rate_iops > 0);
+        let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
+        dev.report_grid(&origins, opts.series_interval_ns.max(1));
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
             if self.instances[i].rate_iops == 0 {
@@ -364,7 +366,7 @@ impl GroupRun {
                     self.submit(dev, i, now)?;
                 }
             }
-            self.check_done(i, now);
+            self.check_done(dev, i, now);
         }
         let mut interrupted = false;
         let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
@@ -394,6 +396,7 @@ impl GroupRun {
                 self.report_progress(now_ns, opts);
             }
         }
+        dev.report_point();
         self.report_progress(dev.now_ns(), opts);
         Ok(interrupted)
     }
@@ -414,7 +417,7 @@ impl GroupRun {
                 self.submit(dev, i, now)?;
                 self.instances[i].schedule_next_arrival();
             }
-            self.check_done(i, now);
+            self.check_done(dev, i, now);
             let inst = &self.instances[i];
             if !inst.finished && inst.can_issue(now) && inst.outstanding < inst.iodepth {
                 let t = inst.next_arrival_ns.min(inst.end_ns);
@@ -452,8 +455,12 @@ impl GroupRun {
         let now = dev.now_ns();
         if inst.rate_iops == 0 && inst.can_issue(now) {
             self.submit(dev, i, now)?;
+        } else if inst.rate_iops > 0 && inst.outstanding == 0 && inst.next_arrival_ns >= inst.end_ns {
+            // An open-loop instance's last completion: it ends its job's span, though the
+            // instance is done only at its end time.
+            dev.report_point();
         }
-        self.check_done(i, now);
+        self.check_done(dev, i, now);
         Ok(())
     }
 
@@ -472,11 +479,12 @@ impl GroupRun {
         dev.submit(req).map_err(|e| self.device_error(i, e))
     }
 
-    fn check_done(&mut self, i: usize, now_ns: u64) {
+    fn check_done(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) {
         let inst = &mut self.instances[i];
         if !inst.finished && inst.outstanding == 0 && !inst.can_issue(now_ns) {
             inst.finished = true;
             self.live -= 1;
+            dev.report_point();
         }
     }
 
@@ -513,6 +521,7 @@ impl GroupRun {
                 let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);
+                s.result.series_interval_ns = s.series.interval_ns();
                 s.result.series = s.series.into_points();
                 if let Some(ss) = s.result.steady_state.as_mut() {
                     ss.reached = s.ss_all_reached;

@@ -12,13 +12,31 @@ pub struct CounterSample {
     pub counters: Counters,
 }
 
+/// Most interval samples kept; past this, every other one is dropped and the interval doubles,
+/// so a run of any length holds at most this many (about 30 MiB).
+pub const MAX_INTERVAL_SAMPLES: usize = 1 << 18;
+
 /// A simulated drive behind the host [`Device`] trait.
+///
+/// Results ask for the counters "as of" an instant: the last sample at or before it. Samples
+/// are taken every `sample_interval_ns` and when the drive drains, but a drain sample is kept
+/// only when a result can ask for it (the runner's [`Device::report_grid`] boundaries and
+/// [`Device::report_point`]s): the latest one waits in `idle` and is dropped when a newer sample
+/// supersedes it for every reported instant. At queue depth 1 the drive drains after every
+/// command, so keeping them all grew without bound; the answers are the same.
 pub struct SimTarget {
     pub ssd: SimSsd,
     name: String,
     sample_interval_ns: u64,
     next_sample_ns: u64,
+    /// Interval samples and the drain samples a reported boundary needs, by time.
     samples: Vec<CounterSample>,
+    /// Samples at report points (job and group ends), by time; a few per job.
+    points: Vec<CounterSample>,
+    /// The latest drain sample, not (yet) known to be needed.
+    idle: Option<CounterSample>,
+    /// (origin, interval) of the current group's reported boundaries.
+    grids: Vec<(u64, u64)>,
 }
 
 impl SimTarget {
@@ -32,28 +50,89 @@ impl SimTarget {
             sample_interval_ns: sample_interval_ns.max(1),
             next_sample_ns: sample_interval_ns.max(1),
             samples: vec![first],
+            points: Vec::new(),
+            idle: None,
+            grids: Vec::new(),
         }
     }
 
-    pub fn samples(&self) -> &[CounterSample] {
-        &self.samples
+    /// Samples kept (interval samples, needed drain samples and report points), by time.
+    pub fn samples(&self) -> Vec<CounterSample> {
+        let mut v: Vec<CounterSample> = self.samples.iter().chain(&self.points).chain(&self.idle).copied().collect();
+        v.sort_by_key(|s| s.t_ns);
+        v
     }
 
     /// The last sample at or before `t_ns` (the first sample if none).
     pub fn sample_at(&self, t_ns: u64) -> CounterSample {
-        let i = self.samples.partition_point(|s| s.t_ns <= t_ns);
-        self.samples[i.saturating_sub(1)]
+        let last_le = |v: &[CounterSample]| v[..v.partition_point(|s| s.t_ns <= t_ns)].last().copied();
+        let mut best = last_le(&self.samples).unwrap_or(self.samples[0]);
+        for c in last_le(&self.points).into_iter().chain(self.idle.filter(|s| s.t_ns <= t_ns)) {
+            if c.t_ns >= best.t_ns {
+                best = c;
+            }
+        }
+        best
     }
 
+    fn latest_t(&self) -> u64 {
+        let kept = self.samples.last().map_or(0, |s| s.t_ns);
+        self.idle.map_or(kept, |s| s.t_ns).max(self.points.last().map_or(0, |s| s.t_ns))
+    }
+
+    #[inline]
     fn take_samples(&mut self) {
         let now = self.ssd.now();
         if now >= self.next_sample_ns {
-            self.samples.push(CounterSample { t_ns: now, counters: self.ssd.counters() });
+            self.settle_idle(now);
+            self.push_sample(CounterSample { t_ns: now, counters: self.ssd.counters() });
             self.next_sample_ns = (now / self.sample_interval_ns + 1) * self.sample_interval_ns;
-        } else if self.ssd.outstanding() == 0 && self.samples.last().is_some_and(|s| s.t_ns != now) {
-            self.samples.push(CounterSample { t_ns: now, counters: self.ssd.counters() });
+        } else if self.ssd.outstanding() == 0 && self.latest_t() != now {
+            self.settle_idle(now);
+            self.idle = Some(CounterSample { t_ns: now, counters: self.ssd.counters() });
         }
     }
+
+    /// A newer sample at `t_new` is about to supersede the pending drain sample: keep the
+    /// drain sample if a reported boundary lies in `[its time, t_new)`.
+    fn settle_idle(&mut self, t_new: u64) {
+        if let Some(s) = self.idle.take() {
+            if self.grids.iter().any(|&(o, i)| boundary_in(o, i, s.t_ns, t_new)) {
+                self.push_sample(s);
+            }
+        }
+    }
+
+    fn push_sample(&mut self, s: CounterSample) {
+        if self.samples.len() >= MAX_INTERVAL_SAMPLES {
+            self.thin();
+        }
+        self.samples.push(s);
+    }
+
+    /// Halves the kept samples (the first stays) and doubles the intervals, so a very long run
+    /// stays within [`MAX_INTERVAL_SAMPLES`] with evenly spread, coarser samples.
+    fn thin(&mut self) {
+        let mut i = 0usize;
+        self.samples.retain(|_| {
+            i += 1;
+            i % 2 == 1
+        });
+        self.sample_interval_ns = self.sample_interval_ns.saturating_mul(2);
+        self.grids.iter_mut().for_each(|g| g.1 = g.1.saturating_mul(2));
+        let now = self.ssd.now();
+        self.next_sample_ns = (now / self.sample_interval_ns + 1).saturating_mul(self.sample_interval_ns);
+    }
+}
+
+/// Whether some `origin + k * interval` (k >= 0) lies in `[a, b)`.
+fn boundary_in(origin: u64, interval: u64, a: u64, b: u64) -> bool {
+    if b <= origin || b <= a {
+        return false;
+    }
+    let from = a.max(origin) - origin;
+    let k = from.div_ceil(interval.max(1));
+    origin.saturating_add(k.saturating_mul(interval)) < b
 }
 
 fn dir_of(op: HostOp) -> IoDir {
@@ -126,6 +205,17 @@ impl Device for SimTarget {
         if self.ssd.outstanding() == 0 {
             self.ssd.next_completion(None);
             self.take_samples();
+        }
+    }
+
+    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
+        self.report_point();
+        self.grids = origins_ns.iter().map(|&o| (o, interval_ns.max(1))).collect();
+    }
+
+    fn report_point(&mut self) {
+        if let Some(s) = self.idle.take() {
+            self.points.push(s);
         }
     }
 }

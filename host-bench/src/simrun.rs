@@ -11,6 +11,7 @@ use crate::stats::SampleSummary;
 use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
 use ftl::profile::{self, ProfileError, ValidatedProfile};
 use ftl::GcPolicy;
+use nand_model::governor::PowerInterval;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
@@ -132,7 +133,7 @@ pub struct SimSession {
 pub struct PowerSpan {
     pub avg_w: f64,
     /// Highest meter-bin power: NAND bin + controller idle + standby + the span's average host
-    /// datapath power, W.
+    /// datapath power, W; at least `avg_w`.
     pub peak_w: f64,
     pub throttled_ns: u64,
 }
@@ -232,6 +233,16 @@ impl SimSession {
 
     /// Average and peak power and throttled time over `[a, b)` from the counters and the meter.
     pub fn power_span(&self, a: &CounterSample, b: &CounterSample) -> PowerSpan {
+        self.power_span_in(a, b, &self.meter_series())
+    }
+
+    /// The power meter's intervals so far (empty without a meter), to share between spans.
+    fn meter_series(&self) -> Vec<PowerInterval> {
+        self.target.ssd.flash().governor().map(|g| g.series(self.target.ssd.now())).unwrap_or_default()
+    }
+
+    /// [`Self::power_span`] over a meter series already taken (it is ordered by start).
+    fn power_span_in(&self, a: &CounterSample, b: &CounterSample, meter: &[PowerInterval]) -> PowerSpan {
         let d = delta(&a.counters, &b.counters);
         let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
         if secs <= 0.0 {
@@ -242,15 +253,15 @@ impl SimSession {
         let floor_w =
             pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
         let (mut nand_peak, mut thr) = (0.0f64, 0u64);
-        if let Some(g) = self.target.ssd.flash().governor() {
-            for iv in g.series(self.target.ssd.now()) {
-                if iv.start_ns >= a.t_ns && iv.start_ns < b.t_ns {
-                    nand_peak = nand_peak.max(iv.peak_w);
-                    thr += iv.throttled_ns;
-                }
-            }
+        let from = meter.partition_point(|iv| iv.start_ns < a.t_ns);
+        for iv in meter[from..].iter().take_while(|iv| iv.start_ns < b.t_ns) {
+            nand_peak = nand_peak.max(iv.peak_w);
+            thr += iv.throttled_ns;
         }
-        PowerSpan { avg_w: d.energy_j / secs, peak_w: floor_w + nand_peak, throttled_ns: thr.min(b.t_ns - a.t_ns) }
+        // The meter's intervals are those starting inside the span, so a span that is not on
+        // their grid misses the energy of its first part; no span peaks below its own average.
+        let avg_w = d.energy_j / secs;
+        PowerSpan { avg_w, peak_w: (floor_w + nand_peak).max(avg_w), throttled_ns: thr.min(b.t_ns - a.t_ns) }
     }
 
     fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {
@@ -309,6 +320,7 @@ impl SimSession {
         let (mut wa, mut free, mut gc_mbps, mut power) =
             (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut peak, mut thr) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let meter = self.meter_series();
         for p in &job.series {
             let t0 = job.start_ns + p.start_ns;
             let t1 = t0 + p.duration_ns;
@@ -318,7 +330,7 @@ impl SimSession {
             wa.push(d.wa());
             free.push(b.counters.free_blocks as f64);
             gc_mbps.push(if secs > 0.0 { d.gc_write_bytes as f64 / secs / 1e6 } else { 0.0 });
-            let pw = self.power_span(&a, &b);
+            let pw = self.power_span_in(&a, &b, &meter);
             power.push(pw.avg_w);
             peak.push(pw.peak_w);
             thr.push(if secs > 0.0 { pw.throttled_ns as f64 / 1e9 / secs * 100.0 } else { 0.0 });

@@ -101,6 +101,30 @@ fn closed_loop(d: &mut SimSsd, qd: u32, n: u64, mut next: impl FnMut() -> u64) -
     Ok(done)
 }
 
+/// Both drives the bench builds (one after the other) must fit the memory available.
+fn check_bench_memory(a: &BenchArgs, p: &ftl::profile::ValidatedProfile, scale: u32) -> Result<(), CliError> {
+    use host_bench::memory::{table_estimate, MemoryEstimate};
+    let est = |d: u32| {
+        let (drive_units, tables_bytes) = table_estimate(p, d, a.track_sequence);
+        MemoryEstimate {
+            drive_units,
+            scale_divisor: d,
+            tables_bytes,
+            results_bytes: 0,
+            base_bytes: host_bench::memory::BASE_BYTES,
+        }
+    };
+    super::preflight::check_memory(&format!("bench on {}", a.drive), &est(scale), |_| {
+        "use --scale 1/N with a larger N".into()
+    })?;
+    if a.full_scale {
+        super::preflight::check_memory(&format!("bench --full-scale on {}", a.drive), &est(1), |_| {
+            "drop --full-scale (it builds the whole drive at scale 1)".into()
+        })?;
+    }
+    Ok(())
+}
+
 pub fn run(a: BenchArgs) -> Result<(), CliError> {
     let p = ftl::profile::load(&a.drive)?;
     let scale = match &a.scale {
@@ -110,6 +134,7 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     if !(a.drive_writes > 0.0 && a.drive_writes <= 100.0) || a.qd == 0 || a.qd > 4096 {
         return Err(CliError::bad_input("--drive-writes allowed 0 < x <= 100, --qd allowed 1..=4096"));
     }
+    check_bench_memory(&a, &p, scale)?;
     let opts = DeviceOptions { scale_divisor: scale, track_sequence: a.track_sequence, ..Default::default() };
     let mut d = SimSsd::new(&p, &opts).map_err(CliError::bad_input)?;
     let user_units = d.capacity().user_bytes_sim / 4096;

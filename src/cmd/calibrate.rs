@@ -41,6 +41,7 @@ pub struct CalibrateArgs {
 
 pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     let base = profile::load(&a.drive)?;
+    super::preflight::check_output_file("--out", &a.out)?;
     let base_text = match EMBEDDED.iter().find(|(n, _)| *n == a.drive) {
         Some((_, t)) => t.to_string(),
         None => std::fs::read_to_string(&a.drive).map_err(|e| CliError::bad_input(format!("{}: {e}", a.drive)))?,
@@ -92,6 +93,12 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     };
     let result = fit::fit(&base, &plans, &opts).map_err(CliError::bad_input)?;
     text.push_str(&report(&result));
+    if let Some(what) = result.non_finite() {
+        print_out(&text)?;
+        return Err(CliError::failed(format!(
+            "the fit produced a value that is not a finite number ({what}); no profile written"
+        )));
+    }
     let inputs: Vec<String> = a.measured.iter().map(|p| p.display().to_string()).collect();
     let out_text = format!("{}{}", comment_block(&result, &a.drive, &inputs), fit::apply_to_text(&base_text, &result));
     profile::parse(&out_text, &a.out.display().to_string())

@@ -89,7 +89,7 @@ pub struct TargetArgs {
     /// Size of the real target window (default: the whole device or file, or the job's size).
     #[arg(long, requires = "target")]
     pub target_size: Option<String>,
-    /// Allow writing to a block device holding a partition table or filesystem.
+    /// Allow writing to a block device or file holding a partition table or filesystem.
     #[arg(long, requires = "target")]
     pub allow_destroy: bool,
 }
@@ -101,6 +101,8 @@ impl TargetArgs {
         let Some(path) = &self.target else { return Ok(None) };
         let mut o = RealOptions::new(path);
         o.allow_destroy = self.allow_destroy;
+        // An image file holding a filesystem or partition table is as precious as a device.
+        o.device_like = true;
         o.queue_depth = qd.clamp(1, 4096);
         o.max_block_bytes = max_block_bytes.max(4096).next_multiple_of(4096);
         if let Some(s) = &self.target_size {
@@ -159,7 +161,8 @@ pub fn parse_scale(s: &str) -> Result<u32, String> {
     }
 }
 
-/// Ctrl-C sets the returned flag; a second Ctrl-C exits at once.
+/// Ctrl-C (SIGINT), SIGTERM (Slurm's time limit, `kill`) or SIGHUP sets the returned flag,
+/// which the command passes down as its stop token; a second signal exits at once.
 pub fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
@@ -167,7 +170,7 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
         if f.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\ninterrupted: finishing the current step and writing partial results (Ctrl-C again to abort)");
+        eprintln!("\ninterrupted: finishing the current step and writing partial results (signal again to abort)");
     });
     flag
 }

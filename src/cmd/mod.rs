@@ -10,6 +10,7 @@ mod drives;
 mod ezfio;
 mod fob;
 mod plot;
+mod preflight;
 mod profile;
 mod pts;
 mod run;

@@ -28,7 +28,9 @@ impl BenchArgs {
     /// Opens the bench; a real target gets `qd` slots of `max_block_bytes`.
     pub fn open(&self, qd: u32, max_block_bytes: u32) -> Result<Box<dyn Bench>, CliError> {
         let Some(o) = self.target.real_options(qd, max_block_bytes)? else {
-            let b = SimBench::new(self.drive.to_config()?).map_err(CliError::bad_input)?;
+            let cfg = self.drive.to_config()?;
+            super::preflight::check_sim_memory(&cfg, None, 1)?;
+            let b = SimBench::new(cfg).map_err(CliError::bad_input)?;
             return Ok(Box::new(b));
         };
         let path = o.path.clone();
@@ -45,7 +47,9 @@ impl BenchArgs {
         Ok(Box::new(bench))
     }
 
+    /// The output directory, checked writable (call before the run).
     pub fn out_dir(&self) -> Result<OutDir, CliError> {
+        super::preflight::check_output_dir("--out", &self.out)?;
         OutDir::create(&self.out).map_err(CliError::failed)
     }
 }

@@ -51,6 +51,12 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }
+    if let Some(p) = &a.output {
+        super::preflight::check_output_file("--output", p)?;
+    }
+    if let Some(p) = &a.timeseries {
+        super::preflight::check_output_file("--timeseries", p)?;
+    }
     let stop = interrupt_flag();
     let pb = progress_bar("run");
     let mut on_progress = |p: RunProgress| {
@@ -61,6 +67,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         run_real(&a, &file, &stop, &mut on_progress)?
     } else {
         let cfg = a.drive.to_config()?;
+        super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
         let r = s.run(&file, Some(&stop), Some(&mut on_progress)).map_err(CliError::failed)?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
@@ -104,6 +111,9 @@ fn run_real(
         return Err(CliError::bad_input("no --target given"));
     };
     o.verify = a.verify;
+    // A job file that only reads opens the target read-only: no O_CREAT, no exclusive claim,
+    // and a device or image holding data may be read without --allow-destroy.
+    o.writable = a.verify || file.jobs.iter().any(writes);
     if a.real.target_size.is_none() {
         // Default window: the largest job size given in bytes.
         o.size_bytes = file
@@ -135,6 +145,16 @@ fn run_real(
         }
     }
     Ok((v, r, csvs))
+}
+
+/// Whether a job writes or trims (a mix with rwmixread=100 only reads).
+fn writes(j: &job::JobSpec) -> bool {
+    use job::RwMode::*;
+    match j.rw {
+        Read | RandRead => false,
+        ReadWrite | RandRw => j.rwmixread_percent < 100,
+        Write | RandWrite | Trim | RandTrim => true,
+    }
 }
 
 /// fio's text summary plus the drive's counters.

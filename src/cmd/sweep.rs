@@ -2,12 +2,14 @@
 //! a job file on a grid of drive configurations, in parallel, optionally one shard of it;
 //! `ssdlab sweep merge DIR... --out DIR` joins shards. See docs/sweeps.md.
 
-use super::common::{parse_capacity, parse_scale, parse_watts};
+use super::common::{interrupt_flag, parse_capacity, parse_scale, parse_watts};
 use super::{print_out, CliError};
 use clap::{Args, Subcommand};
+use host_bench::job::JobFile;
 use host_bench::job::{self, ParseOptions};
 use host_bench::simrun::{SimConfig, SimError};
-use host_bench::sweep::{self, Row, Shard, SweepError, SweepSpec};
+use host_bench::sweep::checkpoint::{self, Plan};
+use host_bench::sweep::{self, Row, Shard, SweepControl, SweepError, SweepSpec};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -16,8 +18,12 @@ pub struct SweepArgs {
     #[command(subcommand)]
     pub action: Option<SweepAction>,
     /// fio job file; the last job of the file is the measurement reported per point.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "resume")]
     pub job: Option<PathBuf>,
+    /// Finish a stopped sweep from the checkpoint in DIR (its --out): the grid, shard and job
+    /// file come from there; only the points not finished run.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "power_state", "power_cap", "scale"])]
+    pub resume: Option<PathBuf>,
     /// Drive profile: an embedded name or a profile TOML path.
     #[arg(long, default_value = "generic-tlc")]
     pub drive: String,
@@ -92,20 +98,75 @@ fn sweep_error(e: SweepError) -> CliError {
 
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepAction::Merge { dirs, out }) = a.action {
+        super::preflight::check_output_dir("--out", &out)?;
         let parts =
             dirs.iter().map(|d| sweep::read_dir(d)).collect::<Result<Vec<_>, _>>().map_err(CliError::bad_input)?;
         let t = sweep::merge(parts).map_err(sweep_error)?;
         sweep::write_dir(&out, &t, Shard::WHOLE).map_err(sweep_error)?;
         return print_out(&format!("merged {} points into {}\n", t.rows.len(), out.display()));
     }
-    let (Some(job_path), Some(out)) = (&a.job, &a.out) else {
-        return Err(CliError::bad_input("sweep needs a job file and --out DIR"));
+    let (spec, file, shard, out, done, plan) = match &a.resume {
+        Some(dir) => resumed(dir)?,
+        None => fresh(&a)?,
     };
-    let file = job::parse_path(job_path, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
-        .map_err(CliError::bad_input)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let total = spec.grid().iter().filter(|p| shard.contains(p.index)).count();
+    super::preflight::check_sim_memory(&spec.base, Some(&file), threads.clamp(1, total.max(1)))?;
+    if let Some(plan) = plan {
+        checkpoint::start(&out, &plan).map_err(sweep_error)?;
+    }
+    let done_before = done.len();
+    let count = std::sync::atomic::AtomicUsize::new(done_before);
+    let report = |r: &Row| -> Result<(), SweepError> {
+        checkpoint::save_row(&out, r)?;
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        eprintln!(
+            "[{n}/{total}] point {}: OP {:.1}% cap {} -> {:.0} IOPS, {:.2} W",
+            r.index,
+            r.op_pct,
+            r.power_cap_w.map_or("none".to_string(), |w| format!("{w} W")),
+            r.read_iops + r.write_iops,
+            r.avg_power_w
+        );
+        Ok(())
+    };
+    let stop = interrupt_flag();
+    let control = SweepControl { threads, stop: Some(&stop), done, on_done: &report };
+    let t = sweep::run_with(&spec, &file, shard, &control).map_err(|e| match e {
+        SweepError::Config(SimError::Device { .. }) | SweepError::Config(_) => CliError::bad_input(e),
+        e => sweep_error(e),
+    })?;
+    sweep::write_dir(&out, &t, shard).map_err(sweep_error)?;
+    if t.interrupted {
+        return Err(CliError::failed(format!(
+            "interrupted: {} of {total} points finished ({} this run), table and checkpoint in {}; finish with: ssdlab sweep --resume {}",
+            t.rows.len(),
+            t.rows.len() - done_before,
+            out.display(),
+            out.display()
+        )));
+    }
+    checkpoint::clear(&out).map_err(sweep_error)?;
+    print_out(&sweep::to_csv(&t))
+}
+
+/// What runs: grid, job, shard, output directory, rows already finished, and for a new sweep
+/// the checkpoint plan to start.
+type Started = (SweepSpec, JobFile, Shard, PathBuf, Vec<Row>, Option<Plan>);
+
+/// A new sweep from the command line.
+fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
+    let (Some(job_path), Some(out)) = (&a.job, &a.out) else {
+        return Err(CliError::bad_input("sweep needs a job file and --out DIR (or --resume DIR)"));
+    };
+    let job_text =
+        std::fs::read_to_string(job_path).map_err(|e| CliError::bad_input(format!("{}: {e}", job_path.display())))?;
+    let opts = ParseOptions { ignore_unsupported: a.ignore_unsupported };
+    let file = job::parse_str(&job_text, &job_path.display().to_string(), &opts).map_err(CliError::bad_input)?;
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }
+    super::preflight::check_output_dir("--out", out)?;
     let mut base = SimConfig::new(a.drive.clone(), a.seed);
     if let Some(s) = &a.scale {
         base.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
@@ -124,24 +185,22 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         Some(s) => Shard::parse(s).map_err(|e| CliError::bad_input(format!("--shard {s}: {e}")))?,
         None => Shard::WHOLE,
     };
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let total = spec.grid().iter().filter(|p| shard.contains(p.index)).count();
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let report = |r: &Row| {
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        eprintln!(
-            "[{n}/{total}] point {}: OP {:.1}% cap {} -> {:.0} IOPS, {:.2} W",
-            r.index,
-            r.op_pct,
-            r.power_cap_w.map_or("none".to_string(), |w| format!("{w} W")),
-            r.read_iops + r.write_iops,
-            r.avg_power_w
-        );
+    spec.validate().map_err(CliError::bad_input)?;
+    let plan = Plan {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        spec: spec.clone(),
+        shard,
+        job_text,
+        ignore_unsupported: a.ignore_unsupported,
     };
-    let t = sweep::run(&spec, &file, shard, threads, &report).map_err(|e| match e {
-        SweepError::Config(SimError::Device { .. }) | SweepError::Config(_) => CliError::bad_input(e),
-        e => sweep_error(e),
-    })?;
-    sweep::write_dir(out, &t, shard).map_err(sweep_error)?;
-    print_out(&sweep::to_csv(&t))
+    Ok((spec, file, shard, out.clone(), Vec::new(), Some(plan)))
+}
+
+/// A stopped sweep from its checkpoint.
+fn resumed(dir: &std::path::Path) -> Result<Started, CliError> {
+    let (plan, rows) = checkpoint::load(dir).map_err(CliError::bad_input)?;
+    let opts = ParseOptions { ignore_unsupported: plan.ignore_unsupported };
+    let file = job::parse_str(&plan.job_text, &plan.spec.job_file, &opts).map_err(CliError::bad_input)?;
+    eprintln!("resuming {}: {} points already finished", dir.display(), rows.len());
+    Ok((plan.spec, file, plan.shard, dir.to_path_buf(), rows, None))
 }

@@ -35,6 +35,9 @@ pub struct ValidateArgs {
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let rows = measured::read_file(&a.measured).map_err(CliError::bad_input)?;
+    if let Some(dir) = &a.out {
+        super::preflight::check_output_dir("--out", dir)?;
+    }
     let scale_divisor = match &a.scale {
         Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
         None => None,
@@ -53,7 +56,15 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         plot::write_svg(&report, &dir.join("validation.svg")).map_err(|e| CliError::failed(format!("plot: {e}")))?;
     }
     match a.output_format {
-        Format::Json => print_out(&json),
-        Format::Table => print_out(&table),
+        Format::Json => print_out(&json)?,
+        Format::Table => print_out(&table)?,
     }
+    if report.rows.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "{}: no row could run ({} skipped, each with its reason above)",
+            a.measured.display(),
+            report.skipped.len()
+        )));
+    }
+    Ok(())
 }

@@ -93,7 +93,11 @@ pub fn signature_refusal(sigs: &[Signature]) -> Option<String> {
         return None;
     }
     let names: Vec<String> = sigs.iter().map(|s| format!("{s:?}").to_lowercase()).collect();
-    Some(format!("found {} signature(s) [{}]; set allow_destroy to overwrite", names.len(), names.join(", ")))
+    Some(format!(
+        "found {} signature(s) [{}]; set allow_destroy (ssdlab: --allow-destroy) to overwrite",
+        names.len(),
+        names.join(", ")
+    ))
 }
 
 /// Reads up to [`HEAD_BYTES`] from the start of `path` (buffered; fine for a one-off check).

@@ -8,7 +8,7 @@ mod series;
 mod steady;
 
 pub use histogram::{Histogram, SUB_BUCKET_BITS};
-pub use series::{IntervalPoint, SeriesRecorder};
+pub use series::{IntervalPoint, SeriesRecorder, MAX_SERIES_POINTS};
 pub use steady::SteadyStateTracker;
 
 /// Mean, spread and range of a set of samples (e.g. IOPS per second).

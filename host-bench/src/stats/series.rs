@@ -18,6 +18,25 @@ pub struct IntervalPoint {
 }
 
 impl IntervalPoint {
+    /// `self` followed by `next` as one interval. Means are weighted by I/Os; the p99 is the
+    /// larger of the two (the exact p99 of the union is not kept; this bounds it from above).
+    fn merge(&self, next: &IntervalPoint) -> IntervalPoint {
+        let mut m = self.clone();
+        m.duration_ns += next.duration_ns;
+        for d in 0..3 {
+            let n = self.ios[d] + next.ios[d];
+            m.ios[d] = n;
+            m.bytes[d] += next.bytes[d];
+            m.lat_mean_ns[d] = if n == 0 {
+                0.0
+            } else {
+                (self.lat_mean_ns[d] * self.ios[d] as f64 + next.lat_mean_ns[d] * next.ios[d] as f64) / n as f64
+            };
+            m.lat_p99_ns[d] = self.lat_p99_ns[d].max(next.lat_p99_ns[d]);
+        }
+        m
+    }
+
     fn seconds(&self) -> f64 {
         self.duration_ns.max(1) as f64 / 1e9
     }
@@ -37,7 +56,12 @@ impl IntervalPoint {
     }
 }
 
-/// Accumulates completions into fixed intervals; O(1) per record, one push per interval.
+/// Most points a series keeps: past this, neighbours merge and the interval doubles, so a run
+/// of any length holds at most this many (about 9 MiB; 18 h of 1 s intervals before merging).
+pub const MAX_SERIES_POINTS: usize = 1 << 16;
+
+/// Accumulates completions into fixed intervals; O(1) per record, one push per interval. A run
+/// longer than [`MAX_SERIES_POINTS`] intervals gets coarser intervals (see [`IntervalPoint::merge`]).
 #[derive(Clone, Debug)]
 pub struct SeriesRecorder {
     interval_ns: u64,
@@ -106,6 +130,15 @@ impl SeriesRecorder {
         self.points
     }
 
+    /// Merges neighbouring points and doubles the interval. The points are whole intervals
+    /// (only `finish` closes a partial one) and their number is even, so the open interval
+    /// starts on the coarser grid.
+    fn coarsen(&mut self) {
+        self.points =
+            self.points.chunks(2).map(|c| if c.len() == 2 { c[0].merge(&c[1]) } else { c[0].clone() }).collect();
+        self.interval_ns = self.interval_ns.saturating_mul(2);
+    }
+
     fn close(&mut self, duration_ns: u64) {
         let mut lat_mean_ns = [0.0; 3];
         let mut lat_p99_ns = [0; 3];
@@ -125,6 +158,9 @@ impl SeriesRecorder {
             lat_p99_ns,
         });
         self.cur_start_ns += duration_ns;
+        if self.points.len() >= MAX_SERIES_POINTS {
+            self.coarsen();
+        }
         self.ios = [0; 3];
         self.bytes = [0; 3];
         self.lat_sum_ns = [0; 3];

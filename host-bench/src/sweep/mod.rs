@@ -7,6 +7,7 @@
 //! and rows are sorted by index before writing, so the table does not depend on thread
 //! scheduling, on the number of threads, or on how the grid was sharded.
 
+pub mod checkpoint;
 pub mod plot;
 
 use crate::job::JobFile;
@@ -16,7 +17,7 @@ use nand_model::rng::{RngStreams, StreamId};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// File names of a sweep directory.
@@ -113,6 +114,10 @@ pub struct Table {
     pub spec: SweepSpec,
     pub points_total: usize,
     pub rows: Vec<Row>,
+    /// A stop signal ended the sweep: `rows` are the points that finished (absent when false,
+    /// so a finished sweep's files are as before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Why a sweep failed.
@@ -185,16 +190,29 @@ fn r6(x: f64) -> f64 {
 
 /// Runs one point.
 pub fn run_point(spec: &SweepSpec, job: &JobFile, p: &Point) -> Result<Row, SweepError> {
+    run_point_until(spec, job, p, None)?.ok_or_else(|| SweepError::Run { index: p.index, message: "stopped".into() })
+}
+
+/// Runs one point until `stop` is set: `None` when it was (the point did not finish).
+pub fn run_point_until(
+    spec: &SweepSpec,
+    job: &JobFile,
+    p: &Point,
+    stop: Option<&AtomicBool>,
+) -> Result<Option<Row>, SweepError> {
     let err = |message: String| SweepError::Run { index: p.index, message };
     let mut s = SimSession::new(spec.config(p))?;
-    let r = s.run(job, None, None).map_err(|e| err(e.to_string()))?;
+    let r = s.run(job, stop, None).map_err(|e| err(e.to_string()))?;
+    if r.interrupted {
+        return Ok(None);
+    }
     let v = s.json(&r, false);
     let jobs = v["jobs"].as_array().cloned().unwrap_or_default();
     let j = jobs.last().ok_or_else(|| err("the job file has no jobs".into()))?;
     let x = &j["ssdlab"];
     let f = |v: &serde_json::Value| r6(v.as_f64().unwrap_or(0.0));
     let p99 = |dir: &str| r6(j[dir]["clat_ns"]["percentile"]["99.000000"].as_f64().unwrap_or(0.0) / 1e3);
-    Ok(Row {
+    Ok(Some(Row {
         index: p.index,
         drive: s.profile.profile.name.clone(),
         user_capacity_bytes: x["user_capacity_bytes"].as_u64().unwrap_or(0),
@@ -214,7 +232,7 @@ pub fn run_point(spec: &SweepSpec, job: &JobFile, p: &Point) -> Result<Row, Swee
         iops_per_w: f(&x["iops_per_w"]),
         energy_per_io_uj: f(&x["energy_per_io_uj"]),
         throttled_pct: f(&x["throttled_pct"]),
-    })
+    }))
 }
 
 /// Runs the points of `shard` on `threads` threads; rows come back in index order.
@@ -225,32 +243,67 @@ pub fn run(
     threads: usize,
     on_done: &(dyn Fn(&Row) + Sync),
 ) -> Result<Table, SweepError> {
+    let report = |r: &Row| {
+        on_done(r);
+        Ok(())
+    };
+    run_with(spec, job, shard, &SweepControl { threads, stop: None, done: Vec::new(), on_done: &report })
+}
+
+/// How a sweep runs besides its grid: threads, a stop token, points already finished.
+pub struct SweepControl<'a> {
+    pub threads: usize,
+    /// When set, running points stop (and are dropped), no new point starts and the table of
+    /// the finished ones comes back marked `interrupted`.
+    pub stop: Option<&'a AtomicBool>,
+    /// Rows finished earlier (a resumed sweep): kept, not run again.
+    pub done: Vec<Row>,
+    /// Called from the worker threads with each row as it finishes (checkpoint, progress); an
+    /// error fails the sweep.
+    pub on_done: &'a (dyn Fn(&Row) -> Result<(), SweepError> + Sync),
+}
+
+/// [`run`] with a stop token and earlier rows.
+pub fn run_with(spec: &SweepSpec, job: &JobFile, shard: Shard, c: &SweepControl) -> Result<Table, SweepError> {
     spec.validate()?;
     let grid = spec.grid();
-    let points: Vec<&Point> = grid.iter().filter(|p| shard.contains(p.index)).collect();
+    let have: std::collections::HashSet<usize> = c.done.iter().map(|r| r.index).collect();
+    let points: Vec<&Point> = grid.iter().filter(|p| shard.contains(p.index) && !have.contains(&p.index)).collect();
+    let stopped = || c.stop.is_some_and(|s| s.load(Ordering::Relaxed));
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Result<Row, SweepError>>> = Mutex::new(Vec::with_capacity(points.len()));
     std::thread::scope(|sc| {
-        for _ in 0..threads.clamp(1, points.len().max(1)) {
+        for _ in 0..c.threads.clamp(1, points.len().max(1)) {
             sc.spawn(|| loop {
+                if stopped() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = points.get(i) else { break };
-                let r = run_point(spec, job, p);
-                if let Ok(row) = &r {
-                    on_done(row);
-                }
+                let r = match run_point_until(spec, job, p, c.stop) {
+                    Ok(None) => break,
+                    Ok(Some(row)) => (c.on_done)(&row).map(|()| row),
+                    Err(e) => Err(e),
+                };
                 if let Ok(mut v) = results.lock() {
                     v.push(r);
                 }
             });
         }
     });
-    let mut rows = Vec::with_capacity(points.len());
+    let mut rows = c.done.clone();
     for r in results.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))? {
         rows.push(r?);
     }
     rows.sort_by_key(|r| r.index);
-    Ok(Table { version: env!("CARGO_PKG_VERSION").to_string(), spec: spec.clone(), points_total: grid.len(), rows })
+    let expected = grid.iter().filter(|p| shard.contains(p.index)).count();
+    Ok(Table {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        spec: spec.clone(),
+        points_total: grid.len(),
+        interrupted: rows.len() < expected,
+        rows,
+    })
 }
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
