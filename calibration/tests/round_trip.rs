@@ -22,7 +22,7 @@ rw32,tiny,,,fio,steady,4k random write,4k,0,yes,32,1,iops,1,iops,
 fn perturbed_tiny_profile_fits_back_within_5_percent() {
     let truth = profile::load("tiny").unwrap();
     let rows = measured::parse(ROWS, "round-trip.csv").unwrap();
-    let facts = |_: &str| Some(DriveFacts { ps0_w: 8.0 });
+    let facts = |_: &str| Some(DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0, 4.0] });
     let (mut plans, skipped) = plan_rows(&rows, &facts);
     assert!(skipped.is_empty());
     let settings = RunSettings { scale_divisor: Some(1), seed: 7 };
