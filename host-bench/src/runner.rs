@@ -576,7 +576,7 @@ fn new_instance(
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
-    let pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+    let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -588,6 +588,7 @@ fn new_instance(
     } else {
         let lbs = u64::from(info.logical_block_bytes);
         let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        pattern.set_loop_bytes(per_loop);
         (per_loop.saturating_mul(loops), u64::MAX)
     };
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);

@@ -15,6 +15,7 @@
 mod error;
 mod parse;
 pub mod pattern;
+pub mod randmap;
 mod resolve;
 mod value;
 pub mod zipf;
@@ -133,6 +134,27 @@ pub enum Distribution {
     Zoned(Vec<Zone>),
 }
 
+/// fio `random_generator`: how uniform random offsets are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandomGenerator {
+    /// `tausworthe` (fio's default) and `tausworthe64`: independent uniform draws, here from the
+    /// job's ChaCha stream; with the random map, repeats within a loop move to the next free block.
+    Tausworthe,
+    Tausworthe64,
+    /// `lfsr`: every block once per loop from a full-period sequence, no random map needed.
+    Lfsr,
+}
+
+impl RandomGenerator {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RandomGenerator::Tausworthe => "tausworthe",
+            RandomGenerator::Tausworthe64 => "tausworthe64",
+            RandomGenerator::Lfsr => "lfsr",
+        }
+    }
+}
+
 /// Metric of fio's steady-state detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SsMetric {
@@ -204,7 +226,9 @@ pub struct JobSpec {
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
+    /// fio's default (false) keeps a random map: each block once per loop (see [`randmap`]).
     pub norandommap: bool,
+    pub random_generator: RandomGenerator,
     pub randrepeat: bool,
     /// Percentiles reported for completion latency.
     pub percentile_list: Vec<f64>,
@@ -247,7 +271,8 @@ impl JobSpec {
             stonewall: false,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
-            norandommap: true,
+            norandommap: false,
+            random_generator: RandomGenerator::Tausworthe,
             randrepeat: true,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             steadystate: None,

@@ -2,7 +2,7 @@
 
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
-use super::{BsSplitEntry, Distribution, JobSpec, RwMode, SizeSpec, SsMetric, SteadyState, Zone};
+use super::{BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, Zone};
 
 /// Whether an option was recognised.
 pub(crate) enum Applied {
@@ -45,7 +45,6 @@ pub const RECORDED_ONLY: &[&str] = &[
     "cpus_allowed",
     "cpus_allowed_policy",
     "cpumask",
-    "random_generator",
     "fadvise_hint",
     "allow_mounted_write",
     "gtod_reduce",
@@ -127,6 +126,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
             spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| Ok(int_in(f, 0, 100, loc)? as u32))?
         }
         "norandommap" => spec.norandommap = boolean(value, loc)?,
+        "random_generator" => spec.random_generator = random_generator(v, loc)?,
         "randrepeat" => spec.randrepeat = boolean(value, loc)?,
         "percentile_list" => spec.percentile_list = percentile_list(v, loc)?,
         "steadystate" | "ss" => spec.steadystate = Some(steady_state(v, spec.steadystate, loc)?),
@@ -163,6 +163,15 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
         return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
     }
     Ok(())
+}
+
+fn random_generator(v: &str, loc: &Loc) -> Result<RandomGenerator, JobError> {
+    Ok(match v.trim() {
+        "tausworthe" => RandomGenerator::Tausworthe,
+        "tausworthe64" => RandomGenerator::Tausworthe64,
+        "lfsr" => RandomGenerator::Lfsr,
+        _ => return Err(loc.bad("is not a known generator", "tausworthe, lfsr, tausworthe64")),
+    })
 }
 
 fn rw_mode(v: &str, loc: &Loc) -> Result<RwMode, JobError> {

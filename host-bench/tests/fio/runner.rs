@@ -191,3 +191,22 @@ fn geometry_errors_surface() {
     let e = run(&file("[j]\nbs=2m\n"), &mut dev, &mut RunOptions::new(1)).unwrap_err();
     assert!(e.to_string().contains("cannot hold a 2097152-byte I/O"), "{e}");
 }
+
+#[test]
+fn fresh_random_fill_writes_every_block_once_per_loop() {
+    // fio's default random map: `rw=randwrite size=100%` leaves no LBA unwritten.
+    let mut dev = MockDevice::new(16 << 20, 8, 10_000);
+    let r = run_on("[fill]\nrw=randwrite\nbs=4k\niodepth=8\nsize=100%\nloops=2\n", &mut dev);
+    assert_eq!(r.jobs[0].dirs[1].ios, 2 * 4096);
+    for pass in dev.log.chunks(4096) {
+        let mut offsets: Vec<u64> = pass.iter().map(|(_, req)| req.offset_bytes).collect();
+        offsets.sort_unstable();
+        assert_eq!(offsets, (0..4096).map(|b| b * 4096).collect::<Vec<_>>());
+    }
+    // norandommap: about 1/e of the blocks stay unwritten after one pass.
+    let mut dev = MockDevice::new(16 << 20, 8, 10_000);
+    run_on("[fill]\nrw=randwrite\nbs=4k\niodepth=8\nsize=100%\nnorandommap\n", &mut dev);
+    let written: std::collections::HashSet<u64> = dev.log.iter().map(|(_, req)| req.offset_bytes).collect();
+    let unwritten = 1.0 - written.len() as f64 / 4096.0;
+    assert!((unwritten - 0.368).abs() < 0.03, "{unwritten}");
+}
