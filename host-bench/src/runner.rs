@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::job::pattern::{IoPattern, NextIo, PatternError};
-use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
+use crate::job::{JobFile, JobSpec, RwMode, SteadyState, UnifiedRw};
 use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
 
 /// How often (in completions) the stop flag is read and progress reported; a power of two.
@@ -107,6 +107,8 @@ pub struct JobResult {
     pub iodepth: u32,
     pub percentile_list: Vec<f64>,
     pub description: Option<String>,
+    /// fio `unified_rw_reporting` of the job.
+    pub unified_rw: UnifiedRw,
     /// read, write, trim.
     pub dirs: [DirResult; 3],
     pub series: Vec<IntervalPoint>,
@@ -551,6 +553,7 @@ fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slo
             iodepth: spec.iodepth,
             percentile_list: spec.percentile_list.clone(),
             description: spec.description.clone(),
+            unified_rw: spec.unified_rw,
             dirs: Default::default(),
             series: Vec::new(),
             series_interval_ns: opts.series_interval_ns.max(1),

@@ -155,6 +155,15 @@ impl RandomGenerator {
     }
 }
 
+/// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum UnifiedRw {
+    #[default]
+    None,
+    Mixed,
+    Both,
+}
+
 /// Metric of fio's steady-state detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SsMetric {
@@ -234,6 +243,7 @@ pub struct JobSpec {
     pub percentile_list: Vec<f64>,
     pub steadystate: Option<SteadyState>,
     pub group_reporting: bool,
+    pub unified_rw: UnifiedRw,
     pub filename: Option<String>,
     /// Open-loop arrival rate of the job (all directions together), I/Os per second.
     pub rate_iops: Option<u64>,
@@ -277,6 +287,7 @@ impl JobSpec {
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             steadystate: None,
             group_reporting: false,
+            unified_rw: UnifiedRw::None,
             filename: None,
             rate_iops: None,
             verify: None,

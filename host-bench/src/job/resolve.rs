@@ -2,7 +2,7 @@
 
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
-use super::{BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, Zone};
+use super::{BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, UnifiedRw, Zone};
 
 /// Whether an option was recognised.
 pub(crate) enum Applied {
@@ -51,7 +51,6 @@ pub const RECORDED_ONLY: &[&str] = &[
     "clat_percentiles",
     "lat_percentiles",
     "slat_percentiles",
-    "unified_rw_reporting",
     "disable_lat",
     "disable_clat",
     "disable_slat",
@@ -133,6 +132,14 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "ss_dur" => ss_mut(spec).dur_ns = time_ns(v, loc)?,
         "ss_ramp" => ss_mut(spec).ramp_ns = time_ns(v, loc)?,
         "group_reporting" => spec.group_reporting = boolean(value, loc)?,
+        "unified_rw_reporting" => {
+            spec.unified_rw = match v.trim() {
+                "none" | "0" => UnifiedRw::None,
+                "mixed" | "1" => UnifiedRw::Mixed,
+                "both" | "2" => UnifiedRw::Both,
+                _ => return Err(loc.bad("is not a reporting mode", "none, mixed, both, 0, 1, 2")),
+            }
+        }
         "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
         "verify" => spec.verify = Some(v.to_string()),
         k if RECORDED_ONLY.contains(&k) => {}
