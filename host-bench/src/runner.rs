@@ -302,6 +302,18 @@ struct Slot {
     result: JobResult,
     series: SeriesRecorder,
     ss_all_reached: bool,
+    /// What completed during `ramp_time`. fio resets a job's statistics when its ramp ends; a
+    /// job that finishes (size-based) before that keeps them, so they are reported instead.
+    ramp: Option<Box<RampStats>>,
+}
+
+/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
+struct RampStats {
+    dirs: [DirResult; 3],
+    series: SeriesRecorder,
+    iodepth_levels: [u64; 7],
+    start_ns: u64,
+    end_ns: u64,
 }
 
 /// A group of concurrently running instances.
@@ -441,6 +453,13 @@ impl GroupRun {
             d.ios += 1;
             slot.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
             slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
+        } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
+            let d = &mut ramp.dirs[c.dir.index()];
+            d.clat.record(lat);
+            d.io_bytes += u64::from(c.len_bytes);
+            d.ios += 1;
+            ramp.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
+            ramp.end_ns = ramp.end_ns.max(c.complete_ns);
         }
         if let Some(ss) = inst.ss.as_mut() {
             if ss.record(c.complete_ns, c.len_bytes) && inst.ss_reached_ns.is_none() {
@@ -467,6 +486,8 @@ impl GroupRun {
         let depth = inst.outstanding;
         if now_ns >= inst.measure_from_ns {
             self.slots[inst.slot].result.iodepth_levels[depth_bucket(depth)] += 1;
+        } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
+            ramp.iodepth_levels[depth_bucket(depth)] += 1;
         }
         dev.submit(req).map_err(|e| self.device_error(i, e))
     }
@@ -509,6 +530,13 @@ impl GroupRun {
         self.slots
             .into_iter()
             .map(|mut s| {
+                let measured = s.result.dirs.iter().any(|d| d.ios > 0);
+                if let Some(ramp) = s.ramp.take().filter(|r| !measured && r.dirs.iter().any(|d| d.ios > 0)) {
+                    // Every instance ended inside its ramp: fio never reset the statistics.
+                    let r = *ramp;
+                    (s.result.dirs, s.result.iodepth_levels) = (r.dirs, r.iodepth_levels);
+                    (s.result.start_ns, s.result.end_ns, s.series) = (r.start_ns, r.end_ns, r.series);
+                }
                 let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);
@@ -565,6 +593,15 @@ fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slo
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,
+        ramp: (origin > now_ns).then(|| {
+            Box::new(RampStats {
+                dirs: Default::default(),
+                series: SeriesRecorder::new(now_ns, opts.series_interval_ns),
+                iodepth_levels: [0; 7],
+                start_ns: now_ns,
+                end_ns: 0,
+            })
+        }),
     }
 }
 

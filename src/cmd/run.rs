@@ -6,7 +6,7 @@ use super::{print_out, CliError};
 use clap::{Args, ValueEnum};
 use host_bench::job::{self, JobFile, ParseOptions};
 use host_bench::real::RealTarget;
-use host_bench::report::{fio_json, normal_text, series_csv, JsonOptions};
+use host_bench::report::{fio_json, normal_text, series_csv, series_file_names, JsonOptions};
 use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
 use host_bench::simrun::SimSession;
 use serde_json::{json, Value};
@@ -103,7 +103,8 @@ fn run_real(
     let Some(mut o) = a.real.real_options(qd, max_block)? else {
         return Err(CliError::bad_input("no --target given"));
     };
-    o.verify = a.verify;
+    // `--verify`, or fio's verify= in the job file.
+    o.verify = a.verify || file.jobs.iter().any(|j| j.verifies());
     if a.real.target_size.is_none() {
         // Default window: the largest job size given in bytes.
         o.size_bytes = file
@@ -120,6 +121,10 @@ fn run_real(
     ro.stop = Some(stop);
     ro.progress = Some(progress);
     let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
+    if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
+        // fio's verify phase (do_verify): read back what was written; checked by the target.
+        runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+    }
     let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
     if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
         o.insert("target".into(), json!(t.description()));
@@ -172,9 +177,8 @@ fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> 
         return write(path, &csvs[0].1);
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("series");
-    for (name, text) in csvs {
-        let safe: String =
-            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let names = series_file_names(csvs.iter().map(|(name, _)| name.as_str()));
+    for (safe, (_, text)) in names.iter().zip(csvs) {
         write(&path.with_file_name(format!("{stem}.{safe}.csv")), text)?;
     }
     Ok(())

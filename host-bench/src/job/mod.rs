@@ -36,6 +36,20 @@ pub struct JobFile {
     pub warnings: Vec<String>,
 }
 
+impl JobFile {
+    /// fio's verify phases of the file's jobs (see [`JobSpec::verify_phase`]), as one more
+    /// file to run after this one; `None` when no job verifies what it wrote.
+    pub fn verify_phase(&self) -> Option<JobFile> {
+        let jobs: Vec<JobSpec> = self.jobs.iter().filter_map(JobSpec::verify_phase).collect();
+        (!jobs.is_empty()).then(|| JobFile {
+            file: self.file.clone(),
+            global_options: Vec::new(),
+            jobs,
+            warnings: Vec::new(),
+        })
+    }
+}
+
 /// Access pattern of a job (fio `rw=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RwMode {
@@ -247,8 +261,12 @@ pub struct JobSpec {
     pub filename: Option<String>,
     /// Open-loop arrival rate of the job (all directions together), I/Os per second.
     pub rate_iops: Option<u64>,
-    /// `verify=` method if any (used by real-drive targets).
+    /// `verify=` method if any (fio's names; `0` clears it). On a real target any method other
+    /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
+    /// write sequence, every read is checked (fio's checksum itself is not reproduced).
     pub verify: Option<String>,
+    /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
+    pub do_verify: bool,
     pub description: Option<String>,
 }
 
@@ -291,8 +309,32 @@ impl JobSpec {
             filename: None,
             rate_iops: None,
             verify: None,
+            do_verify: true,
             description: None,
         }
+    }
+
+    /// True when the job asks for verification (a `verify=` method other than `null`).
+    pub fn verifies(&self) -> bool {
+        self.verify.as_deref().is_some_and(|m| m != "null")
+    }
+
+    /// fio's verify phase of this job, if it has one: a sequential read of the region it
+    /// wrote (same offset, size and block size), run after it with the checks on.
+    pub fn verify_phase(&self) -> Option<JobSpec> {
+        let writes = matches!(self.rw, RwMode::Write | RwMode::RandWrite | RwMode::ReadWrite | RwMode::RandRw);
+        if !(self.verifies() && self.do_verify && writes) {
+            return None;
+        }
+        let mut v = JobSpec::with_defaults(&format!("{}-verify", self.name), self.line);
+        v.rw = RwMode::Read;
+        v.bs_bytes = [self.block_sizes(1).min().unwrap_or(4096); 3];
+        v.iodepth = self.iodepth;
+        v.size = self.size;
+        v.offset = self.offset;
+        v.stonewall = true;
+        v.filename = self.filename.clone();
+        Some(v)
     }
 
     /// Block sizes a direction can use (its bssplit, else its bs).

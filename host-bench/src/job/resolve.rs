@@ -34,7 +34,6 @@ pub const RECORDED_ONLY: &[&str] = &[
     "buffer_compress_chunk",
     "dedupe_percentage",
     "verify_fatal",
-    "do_verify",
     "verify_backlog",
     "verify_interval",
     "verify_pattern",
@@ -141,7 +140,8 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
             }
         }
         "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
-        "verify" => spec.verify = Some(v.to_string()),
+        "verify" => spec.verify = verify_method(v, loc)?,
+        "do_verify" => spec.do_verify = boolean(value, loc)?,
         k if RECORDED_ONLY.contains(&k) => {}
         _ => return Ok(Applied::Unknown),
     }
@@ -170,6 +170,19 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
         return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
     }
     Ok(())
+}
+
+/// fio's verify methods; `0` means none.
+fn verify_method(v: &str, loc: &Loc) -> Result<Option<String>, JobError> {
+    const METHODS: [&str; 19] = [
+        "md5", "crc64", "crc32", "crc32c-intel", "crc32c", "crc16", "crc7", "sha1", "sha256", "sha512", "sha3-224",
+        "sha3-256", "sha3-384", "sha3-512", "xxhash", "meta", "pattern", "null", "0",
+    ];
+    match v.trim() {
+        "0" => Ok(None),
+        m if METHODS.contains(&m) => Ok(Some(m.to_string())),
+        _ => Err(loc.bad("is not a verify method", &METHODS.join(", "))),
+    }
 }
 
 fn random_generator(v: &str, loc: &Loc) -> Result<RandomGenerator, JobError> {

@@ -5,6 +5,6 @@ mod json;
 mod summary;
 mod text;
 
-pub use csv::{series_csv, ExtraColumn, SERIES_COLUMNS};
+pub use csv::{series_csv, series_file_names, ExtraColumn, SERIES_COLUMNS};
 pub use json::{fio_json, fio_json_string, JsonOptions};
 pub use text::normal_text;

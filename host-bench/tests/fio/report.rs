@@ -161,3 +161,12 @@ fn unified_rw_reporting_mixed_and_both() {
     let t = normal_text(&sample_result(&format!("{base}[b]\nunified_rw_reporting=both\n")));
     assert!(t.contains("    READ: bw=") && t.contains("   WRITE: bw=") && t.contains("   MIXED: bw=195MiB/s"), "{t}");
 }
+
+#[test]
+fn series_file_names_never_collide() {
+    use host_bench::report::series_file_names;
+    let names = series_file_names(["a", "a", "b c", "a", "a.2", "b_c"]);
+    assert_eq!(names, ["a", "a.2", "b_c", "a.3", "a_2", "b_c.2"]);
+    let distinct: std::collections::HashSet<&String> = names.iter().collect();
+    assert_eq!(distinct.len(), names.len());
+}

@@ -210,3 +210,21 @@ fn fresh_random_fill_writes_every_block_once_per_loop() {
     let unwritten = 1.0 - written.len() as f64 / 4096.0;
     assert!((unwritten - 0.368).abs() < 0.03, "{unwritten}");
 }
+
+#[test]
+fn ramp_longer_than_a_size_based_job_reports_every_io() {
+    // fio 3.33 (checked): a size-based job that ends inside its ramp_time keeps its statistics
+    // (they are reset only when the ramp ends); a longer job reports what followed the ramp.
+    // 4 outstanding on 4 servers of 80 us: 50k IOPS, so 4096 I/Os take 81.9 ms.
+    let mut dev = MockDevice::new(GIB, 4, 80_000);
+    let r = run_on("[j]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=4\nramp_time=1\n", &mut dev);
+    let j = &r.jobs[0];
+    assert_eq!((j.dirs[1].ios, j.dirs[1].io_bytes), (4096, 16 << 20));
+    assert!((j.runtime_ns() as f64 - 81.92e6).abs() < 0.2e6, "{}", j.runtime_ns());
+    assert!(j.iodepth_levels.iter().sum::<u64>() == 4096);
+    assert!(!j.series.is_empty());
+    let mut dev = MockDevice::new(GIB, 4, 80_000);
+    let r = run_on("[j]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=4\nramp_time=40ms\n", &mut dev);
+    let ios = r.jobs[0].dirs[1].ios;
+    assert!((ios as i64 - 2096).abs() < 8, "{ios}");
+}
