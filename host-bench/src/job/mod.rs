@@ -16,6 +16,8 @@ mod error;
 mod parse;
 pub mod pattern;
 pub mod randmap;
+pub mod registry;
+mod options_table;
 mod resolve;
 mod value;
 pub mod zipf;

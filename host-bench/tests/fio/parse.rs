@@ -226,7 +226,7 @@ fn steady_state() {
 fn error_messages_are_one_line_and_exact() {
     assert_eq!(
         err("[j]\nrw=read\nfoo=bar\n"),
-        "jobs/x.fio:3: unknown option 'foo' (not a supported fio option; set ignore_unsupported to skip it with a warning)"
+        "jobs/x.fio:3: unknown option 'foo' (not a fio 3.33 option; see docs/fio-options.md; set ignore_unsupported to skip it with a warning)"
     );
     assert_eq!(
         err("[j]\nsize=12q\n"),
