@@ -53,11 +53,34 @@ pub struct RunOptions<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Called every few thousand completions and at the end of each group.
     pub progress: Option<&'a mut dyn FnMut(RunProgress)>,
+    /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
+    /// at a time; `None` costs one branch per I/O.
+    pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+}
+
+/// One submitted I/O, for I/O logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubmittedIo {
+    /// Index of the job section in the file, and the `numjobs` clone.
+    pub job: u32,
+    pub clone: u32,
+    /// Device time of the submission, ns since the run started.
+    pub time_ns: u64,
+    pub dir: crate::device::IoDir,
+    pub offset_bytes: u64,
+    pub len_bytes: u32,
 }
 
 impl RunOptions<'_> {
     pub fn new(seed: u64) -> Self {
-        RunOptions { seed, time_scale: 1.0, series_interval_ns: 1_000_000_000, stop: None, progress: None }
+        RunOptions {
+            seed,
+            time_scale: 1.0,
+            series_interval_ns: 1_000_000_000,
+            stop: None,
+            progress: None,
+            on_submit: None,
+        }
     }
 }
 
@@ -161,7 +184,7 @@ pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Resul
             interrupted = true;
             break;
         }
-        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), opts)?;
+        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), start_ns, opts)?;
         let usage_before = dev.host_usage();
         interrupted |= group.run(dev, opts)?;
         let mut results = group.into_results(dev.now_ns());
@@ -220,6 +243,9 @@ fn scale(ns: u64, f: f64) -> u64 {
 /// One running job instance.
 struct Instance {
     pattern: IoPattern,
+    /// Job section index and clone number (for I/O logs).
+    job: u32,
+    clone: u32,
     /// I/Os drawn from `pattern` ahead of their submission, in order (see `next_io`).
     ahead: std::collections::VecDeque<NextIo>,
     slot: usize,
@@ -318,6 +344,10 @@ struct RampStats {
 
 /// A group of concurrently running instances.
 struct GroupRun {
+    /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set).
+    submitted: Option<Vec<SubmittedIo>>,
+    /// Device time the run started (I/O log times are relative to it).
+    run_start_ns: u64,
     group: usize,
     groups: usize,
     instances: Vec<Instance>,
@@ -334,9 +364,19 @@ impl GroupRun {
         groups: usize,
         info: &DeviceInfo,
         now_ns: u64,
+        run_start_ns: u64,
         opts: &RunOptions,
     ) -> Result<Self, RunError> {
-        let mut run = GroupRun { group, groups, instances: Vec::new(), slots: Vec::new(), live: 0, completions: 0 };
+        let mut run = GroupRun {
+            submitted: opts.on_submit.is_some().then(Vec::new),
+            run_start_ns,
+            group,
+            groups,
+            instances: Vec::new(),
+            slots: Vec::new(),
+            live: 0,
+            completions: 0,
+        };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
             let Some(spec) = file.jobs.get(j) else {
@@ -403,9 +443,11 @@ impl GroupRun {
                     self.instances.iter_mut().for_each(|i| i.stopped = true);
                 }
                 self.report_progress(now_ns, opts);
+                self.flush_submitted(opts);
             }
         }
         self.report_progress(dev.now_ns(), opts);
+        self.flush_submitted(opts);
         Ok(interrupted)
     }
 
@@ -484,6 +526,16 @@ impl GroupRun {
         inst.issued_bytes += u64::from(io.len_bytes);
         inst.issued_ios += 1;
         let depth = inst.outstanding;
+        if let Some(log) = self.submitted.as_mut() {
+            log.push(SubmittedIo {
+                job: inst.job,
+                clone: inst.clone,
+                time_ns: now_ns.saturating_sub(self.run_start_ns),
+                dir: io.dir,
+                offset_bytes: io.offset_bytes,
+                len_bytes: io.len_bytes,
+            });
+        }
         if now_ns >= inst.measure_from_ns {
             self.slots[inst.slot].result.iodepth_levels[depth_bucket(depth)] += 1;
         } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
@@ -507,6 +559,13 @@ impl GroupRun {
             .and_then(|inst| self.slots.get(inst.slot))
             .map_or_else(String::new, |s| s.result.name.clone());
         RunError::Device { job, source }
+    }
+
+    fn flush_submitted(&mut self, opts: &mut RunOptions) {
+        if let (Some(log), Some(cb)) = (self.submitted.as_mut(), opts.on_submit.as_mut()) {
+            cb(log);
+            log.clear();
+        }
     }
 
     fn report_progress(&mut self, now_ns: u64, opts: &mut RunOptions) {
@@ -638,6 +697,8 @@ fn new_instance(
     });
     Ok(Instance {
         pattern,
+        job: job_index as u32,
+        clone,
         ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
         slot,
         iodepth: spec.iodepth.max(1),

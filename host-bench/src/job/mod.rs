@@ -267,6 +267,8 @@ pub struct JobSpec {
     /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
     /// write sequence, every read is checked (fio's checksum itself is not reproduced).
     pub verify: Option<String>,
+    /// fio `write_iolog`: a path for the log of every I/O this job submits (fio's iolog v3).
+    pub write_iolog: Option<String>,
     /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
     pub do_verify: bool,
     pub description: Option<String>,
@@ -312,6 +314,7 @@ impl JobSpec {
             rate_iops: None,
             verify: None,
             do_verify: true,
+            write_iolog: None,
             description: None,
         }
     }

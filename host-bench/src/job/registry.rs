@@ -112,6 +112,7 @@ mod tests {
         ("ramp_time", "1"),
         ("verify", "crc32c"),
         ("do_verify", "0"),
+        ("write_iolog", "/tmp/x.log"),
         ("rwmixread", "70"),
         ("rwmixwrite", "30"),
         ("rate_iops", "1000"),

@@ -58,6 +58,8 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
         "verify" => spec.verify = verify_method(v, loc)?,
         "do_verify" => spec.do_verify = boolean(value, loc)?,
+        "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),
+        "write_iolog" => return Err(loc.bad("is empty", "a file path")),
         "zonemode" if v.trim() == "none" => {}
         "zonemode" => {
             return Err(loc.bad("is not supported", "none (strided and zbd zones are not modelled; use one job per region)"))

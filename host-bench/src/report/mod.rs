@@ -1,6 +1,8 @@
-//! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series.
+//! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series,
+//! and fio's I/O log.
 
 mod csv;
+pub mod iolog;
 mod json;
 mod summary;
 mod text;
