@@ -74,6 +74,14 @@ const CASES: &[Case] = &[
         mixed: true,
     },
     Case {
+        name: "randrw-unified",
+        body: "rw=randrw\nbs=4k\nsize=2m\nunified_rw_reporting=mixed",
+        loop_bytes: 2 << 20,
+        loops: 1,
+        ordered: false,
+        mixed: true,
+    },
+    Case {
         name: "randwrite-qd8",
         body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",
         loop_bytes: 4 << 20,
@@ -139,11 +147,13 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         let name = case.name;
 
         // Totals per direction (mixed jobs: over all directions; the split is random).
-        let totals = |j: &Value, d: &str| (j[d]["total_ios"].as_u64().unwrap(), j[d]["io_bytes"].as_u64().unwrap());
+        let totals = |j: &Value, d: &str| {
+            (j[d]["total_ios"].as_u64().unwrap_or(0), j[d]["io_bytes"].as_u64().unwrap_or(0))
+        };
         if case.mixed {
             let sum = |j: &Value| {
-                let (r, w) = (totals(j, "read"), totals(j, "write"));
-                (r.0 + w.0, r.1 + w.1)
+                let (r, w, m) = (totals(j, "read"), totals(j, "write"), totals(j, "mixed"));
+                (r.0 + w.0 + m.0, r.1 + w.1 + m.1)
             };
             assert_eq!(sum(&f), sum(&s), "{name}: total_ios, io_bytes");
         } else {
@@ -156,7 +166,8 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         // The same keys in each job object and each direction object.
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<String>>();
         assert_eq!(keys(&f), keys(&s), "{name}: job keys");
-        assert_eq!(keys(&f["read"]), keys(&s["read"]), "{name}: read keys");
+        let dir = if f.get("mixed").is_some() { "mixed" } else { "read" };
+        assert_eq!(keys(&f[dir]), keys(&s[dir]), "{name}: {dir} keys");
 
         // Offsets per loop, from both iologs.
         let (fl, sl) = (iolog_ios(&fio_log), iolog_ios(&ssd_log));
@@ -202,5 +213,5 @@ fn fio_and_ssdlab_issue_the_same_ios() {
 }
 
 fn sum_bytes(j: &Value) -> u64 {
-    ["read", "write", "trim"].iter().map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0)).sum()
+    ["read", "write", "trim", "mixed"].iter().map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0)).sum()
 }
