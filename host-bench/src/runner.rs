@@ -22,7 +22,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::job::pattern::{IoPattern, NextIo, PatternError};
-use crate::job::{JobFile, JobSpec, RwMode, SteadyState};
+use crate::job::{JobFile, JobSpec, RwMode, SteadyState, UnifiedRw};
 use crate::stats::{Histogram, IntervalPoint, SeriesRecorder, SteadyStateTracker};
 
 /// How often (in completions) the stop flag is read and progress reported; a power of two.
@@ -53,11 +53,34 @@ pub struct RunOptions<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Called every few thousand completions and at the end of each group.
     pub progress: Option<&'a mut dyn FnMut(RunProgress)>,
+    /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
+    /// at a time; `None` costs one branch per I/O.
+    pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+}
+
+/// One submitted I/O, for I/O logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubmittedIo {
+    /// Index of the job section in the file, and the `numjobs` clone.
+    pub job: u32,
+    pub clone: u32,
+    /// Device time of the submission, ns since the run started.
+    pub time_ns: u64,
+    pub dir: crate::device::IoDir,
+    pub offset_bytes: u64,
+    pub len_bytes: u32,
 }
 
 impl RunOptions<'_> {
     pub fn new(seed: u64) -> Self {
-        RunOptions { seed, time_scale: 1.0, series_interval_ns: 1_000_000_000, stop: None, progress: None }
+        RunOptions {
+            seed,
+            time_scale: 1.0,
+            series_interval_ns: 1_000_000_000,
+            stop: None,
+            progress: None,
+            on_submit: None,
+        }
     }
 }
 
@@ -107,6 +130,8 @@ pub struct JobResult {
     pub iodepth: u32,
     pub percentile_list: Vec<f64>,
     pub description: Option<String>,
+    /// fio `unified_rw_reporting` of the job.
+    pub unified_rw: UnifiedRw,
     /// read, write, trim.
     pub dirs: [DirResult; 3],
     pub series: Vec<IntervalPoint>,
@@ -162,7 +187,7 @@ pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Resul
         if opts.time_scale < 1.0 {
             dev.settle();
         }
-        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), opts)?;
+        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), start_ns, opts)?;
         let usage_before = dev.host_usage();
         interrupted |= group.run(dev, opts)?;
         let mut results = group.into_results(dev.now_ns());
@@ -221,6 +246,9 @@ fn scale(ns: u64, f: f64) -> u64 {
 /// One running job instance.
 struct Instance {
     pattern: IoPattern,
+    /// Job section index and clone number (for I/O logs).
+    job: u32,
+    clone: u32,
     /// I/Os drawn from `pattern` ahead of their submission, in order (see `next_io`).
     ahead: std::collections::VecDeque<NextIo>,
     slot: usize,
@@ -303,10 +331,26 @@ struct Slot {
     result: JobResult,
     series: SeriesRecorder,
     ss_all_reached: bool,
+    /// What completed during `ramp_time`. fio resets a job's statistics when its ramp ends; a
+    /// job that finishes (size-based) before that keeps them, so they are reported instead.
+    ramp: Option<Box<RampStats>>,
+}
+
+/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
+struct RampStats {
+    dirs: [DirResult; 3],
+    series: SeriesRecorder,
+    iodepth_levels: [u64; 7],
+    start_ns: u64,
+    end_ns: u64,
 }
 
 /// A group of concurrently running instances.
 struct GroupRun {
+    /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set).
+    submitted: Option<Vec<SubmittedIo>>,
+    /// Device time the run started (I/O log times are relative to it).
+    run_start_ns: u64,
     group: usize,
     groups: usize,
     instances: Vec<Instance>,
@@ -323,9 +367,19 @@ impl GroupRun {
         groups: usize,
         info: &DeviceInfo,
         now_ns: u64,
+        run_start_ns: u64,
         opts: &RunOptions,
     ) -> Result<Self, RunError> {
-        let mut run = GroupRun { group, groups, instances: Vec::new(), slots: Vec::new(), live: 0, completions: 0 };
+        let mut run = GroupRun {
+            submitted: opts.on_submit.is_some().then(Vec::new),
+            run_start_ns,
+            group,
+            groups,
+            instances: Vec::new(),
+            slots: Vec::new(),
+            live: 0,
+            completions: 0,
+        };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
             let Some(spec) = file.jobs.get(j) else {
@@ -394,10 +448,12 @@ impl GroupRun {
                     self.instances.iter_mut().for_each(|i| i.stopped = true);
                 }
                 self.report_progress(now_ns, opts);
+                self.flush_submitted(opts);
             }
         }
         dev.report_point();
         self.report_progress(dev.now_ns(), opts);
+        self.flush_submitted(opts);
         Ok(interrupted)
     }
 
@@ -445,6 +501,13 @@ impl GroupRun {
             d.ios += 1;
             slot.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
             slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
+        } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
+            let d = &mut ramp.dirs[c.dir.index()];
+            d.clat.record(lat);
+            d.io_bytes += u64::from(c.len_bytes);
+            d.ios += 1;
+            ramp.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
+            ramp.end_ns = ramp.end_ns.max(c.complete_ns);
         }
         if let Some(ss) = inst.ss.as_mut() {
             if ss.record(c.complete_ns, c.len_bytes) && inst.ss_reached_ns.is_none() {
@@ -473,8 +536,20 @@ impl GroupRun {
         inst.issued_bytes += u64::from(io.len_bytes);
         inst.issued_ios += 1;
         let depth = inst.outstanding;
+        if let Some(log) = self.submitted.as_mut() {
+            log.push(SubmittedIo {
+                job: inst.job,
+                clone: inst.clone,
+                time_ns: now_ns.saturating_sub(self.run_start_ns),
+                dir: io.dir,
+                offset_bytes: io.offset_bytes,
+                len_bytes: io.len_bytes,
+            });
+        }
         if now_ns >= inst.measure_from_ns {
             self.slots[inst.slot].result.iodepth_levels[depth_bucket(depth)] += 1;
+        } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
+            ramp.iodepth_levels[depth_bucket(depth)] += 1;
         }
         dev.submit(req).map_err(|e| self.device_error(i, e))
     }
@@ -495,6 +570,13 @@ impl GroupRun {
             .and_then(|inst| self.slots.get(inst.slot))
             .map_or_else(String::new, |s| s.result.name.clone());
         RunError::Device { job, source }
+    }
+
+    fn flush_submitted(&mut self, opts: &mut RunOptions) {
+        if let (Some(log), Some(cb)) = (self.submitted.as_mut(), opts.on_submit.as_mut()) {
+            cb(log);
+            log.clear();
+        }
     }
 
     fn report_progress(&mut self, now_ns: u64, opts: &mut RunOptions) {
@@ -518,6 +600,13 @@ impl GroupRun {
         self.slots
             .into_iter()
             .map(|mut s| {
+                let measured = s.result.dirs.iter().any(|d| d.ios > 0);
+                if let Some(ramp) = s.ramp.take().filter(|r| !measured && r.dirs.iter().any(|d| d.ios > 0)) {
+                    // Every instance ended inside its ramp: fio never reset the statistics.
+                    let r = *ramp;
+                    (s.result.dirs, s.result.iodepth_levels) = (r.dirs, r.iodepth_levels);
+                    (s.result.start_ns, s.result.end_ns, s.series) = (r.start_ns, r.end_ns, r.series);
+                }
                 let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);
@@ -563,6 +652,7 @@ fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slo
             iodepth: spec.iodepth,
             percentile_list: spec.percentile_list.clone(),
             description: spec.description.clone(),
+            unified_rw: spec.unified_rw,
             dirs: Default::default(),
             series: Vec::new(),
             series_interval_ns: opts.series_interval_ns.max(1),
@@ -574,6 +664,15 @@ fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slo
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,
+        ramp: (origin > now_ns).then(|| {
+            Box::new(RampStats {
+                dirs: Default::default(),
+                series: SeriesRecorder::new(now_ns, opts.series_interval_ns),
+                iodepth_levels: [0; 7],
+                start_ns: now_ns,
+                end_ns: 0,
+            })
+        }),
     }
 }
 
@@ -588,7 +687,7 @@ fn new_instance(
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
-    let pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+    let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -600,6 +699,7 @@ fn new_instance(
     } else {
         let lbs = u64::from(info.logical_block_bytes);
         let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        pattern.set_loop_bytes(per_loop);
         (per_loop.saturating_mul(loops), u64::MAX)
     };
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
@@ -609,6 +709,8 @@ fn new_instance(
     });
     Ok(Instance {
         pattern,
+        job: job_index as u32,
+        clone,
         ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
         slot,
         iodepth: spec.iodepth.max(1),

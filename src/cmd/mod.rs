@@ -9,6 +9,7 @@ mod drive;
 mod drives;
 mod ezfio;
 mod fob;
+mod iolog;
 mod plot;
 mod preflight;
 mod profile;

@@ -6,7 +6,7 @@ use super::{print_out, CliError};
 use clap::{Args, ValueEnum};
 use host_bench::job::{self, JobFile, ParseOptions};
 use host_bench::real::RealTarget;
-use host_bench::report::{fio_json, normal_text, series_csv, JsonOptions};
+use host_bench::report::{fio_json, normal_text, series_csv, series_file_names, JsonOptions};
 use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
 use host_bench::simrun::SimSession;
 use serde_json::{json, Value};
@@ -65,6 +65,11 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     };
     let (json_value, result, csvs) = if a.real.target.is_some() {
         run_real(&a, &file, &stop, &mut on_progress)?
+    } else if let Some(j) = file.jobs.iter().find(|j| j.write_iolog.is_some()) {
+        return Err(CliError::bad_input(format!(
+            "{}:{}: write_iolog is written on --target only (the simulated drive does not log I/O yet)",
+            file.file, j.line
+        )));
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
@@ -110,26 +115,41 @@ fn run_real(
     let Some(mut o) = a.real.real_options(qd, max_block)? else {
         return Err(CliError::bad_input("no --target given"));
     };
-    o.verify = a.verify;
+    // `--verify`, or fio's verify= in the job file.
+    o.verify = a.verify || file.jobs.iter().any(|j| j.verifies());
     // A job file that only reads opens the target read-only: no O_CREAT, no exclusive claim,
     // and a device or image holding data may be read without --allow-destroy.
-    o.writable = a.verify || file.jobs.iter().any(writes);
+    o.writable = o.verify || file.jobs.iter().any(writes);
     if a.real.target_size.is_none() {
-        // Default window: the largest job size given in bytes.
+        // Default window: the furthest job end (offset + size) given in bytes.
         o.size_bytes = file
             .jobs
             .iter()
-            .filter_map(|j| match j.size {
-                Some(job::SizeSpec::Bytes(b)) => Some(b),
+            .filter_map(|j| match (j.size, j.offset) {
+                (Some(job::SizeSpec::Bytes(b)), job::SizeSpec::Bytes(o)) => Some(o + b),
+                (Some(job::SizeSpec::Bytes(b)), _) => Some(b),
                 _ => None,
             })
             .max();
     }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
+    let mut logs = super::iolog::IologFiles::create(file, a.real.target.as_deref())?;
+    let logging = logs.any();
+    let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
     let mut ro = RunOptions::new(a.drive.seed);
     ro.stop = Some(stop);
     ro.progress = Some(progress);
+    if logging {
+        ro.on_submit = Some(&mut log_io);
+    }
     let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
+    ro.on_submit = None;
+    if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
+        // fio's verify phase (do_verify): read back what was written; checked by the target.
+        runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+    }
+    drop(ro);
+    logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
     let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
     if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
         o.insert("target".into(), json!(t.description()));
@@ -194,9 +214,8 @@ fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> 
         return write(path, &csvs[0].1);
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("series");
-    for (name, text) in csvs {
-        let safe: String =
-            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let names = series_file_names(csvs.iter().map(|(name, _)| name.as_str()));
+    for (safe, (_, text)) in names.iter().zip(csvs) {
         write(&path.with_file_name(format!("{stem}.{safe}.csv")), text)?;
     }
     Ok(())

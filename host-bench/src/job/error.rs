@@ -4,8 +4,11 @@
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobError {
     /// An option this simulator does not know (or support).
-    #[error("{file}:{line}: unknown option '{option}' (not a supported fio option; set ignore_unsupported to skip it with a warning)")]
+    #[error("{file}:{line}: unknown option '{option}' (not a fio 3.33 option; see docs/fio-options.md; set ignore_unsupported to skip it with a warning)")]
     UnknownOption { file: String, line: usize, option: String },
+    /// A fio option ssdlab refuses, with the alternative (docs/fio-options.md).
+    #[error("{file}:{line}: option '{option}' is not supported: {reason}")]
+    Refused { file: String, line: usize, option: String, reason: String },
     /// A known option with a value outside what is allowed (boxed: errors stay small).
     #[error("{0}")]
     BadValue(Box<BadValue>),

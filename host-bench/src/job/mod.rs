@@ -15,6 +15,9 @@
 mod error;
 mod parse;
 pub mod pattern;
+pub mod randmap;
+pub mod registry;
+mod options_table;
 mod resolve;
 mod value;
 pub mod zipf;
@@ -33,6 +36,20 @@ pub struct JobFile {
     pub jobs: Vec<JobSpec>,
     /// Unsupported options skipped because [`ParseOptions::ignore_unsupported`] was set.
     pub warnings: Vec<String>,
+}
+
+impl JobFile {
+    /// fio's verify phases of the file's jobs (see [`JobSpec::verify_phase`]), as one more
+    /// file to run after this one; `None` when no job verifies what it wrote.
+    pub fn verify_phase(&self) -> Option<JobFile> {
+        let jobs: Vec<JobSpec> = self.jobs.iter().filter_map(JobSpec::verify_phase).collect();
+        (!jobs.is_empty()).then(|| JobFile {
+            file: self.file.clone(),
+            global_options: Vec::new(),
+            jobs,
+            warnings: Vec::new(),
+        })
+    }
 }
 
 /// Access pattern of a job (fio `rw=`).
@@ -133,6 +150,36 @@ pub enum Distribution {
     Zoned(Vec<Zone>),
 }
 
+/// fio `random_generator`: how uniform random offsets are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandomGenerator {
+    /// `tausworthe` (fio's default) and `tausworthe64`: independent uniform draws, here from the
+    /// job's ChaCha stream; with the random map, repeats within a loop move to the next free block.
+    Tausworthe,
+    Tausworthe64,
+    /// `lfsr`: every block once per loop from a full-period sequence, no random map needed.
+    Lfsr,
+}
+
+impl RandomGenerator {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RandomGenerator::Tausworthe => "tausworthe",
+            RandomGenerator::Tausworthe64 => "tausworthe64",
+            RandomGenerator::Lfsr => "lfsr",
+        }
+    }
+}
+
+/// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum UnifiedRw {
+    #[default]
+    None,
+    Mixed,
+    Both,
+}
+
 /// Metric of fio's steady-state detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SsMetric {
@@ -204,17 +251,26 @@ pub struct JobSpec {
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
+    /// fio's default (false) keeps a random map: each block once per loop (see [`randmap`]).
     pub norandommap: bool,
+    pub random_generator: RandomGenerator,
     pub randrepeat: bool,
     /// Percentiles reported for completion latency.
     pub percentile_list: Vec<f64>,
     pub steadystate: Option<SteadyState>,
     pub group_reporting: bool,
+    pub unified_rw: UnifiedRw,
     pub filename: Option<String>,
     /// Open-loop arrival rate of the job (all directions together), I/Os per second.
     pub rate_iops: Option<u64>,
-    /// `verify=` method if any (used by real-drive targets).
+    /// `verify=` method if any (fio's names; `0` clears it). On a real target any method other
+    /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
+    /// write sequence, every read is checked (fio's checksum itself is not reproduced).
     pub verify: Option<String>,
+    /// fio `write_iolog`: a path for the log of every I/O this job submits (fio's iolog v3).
+    pub write_iolog: Option<String>,
+    /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
+    pub do_verify: bool,
     pub description: Option<String>,
 }
 
@@ -247,16 +303,43 @@ impl JobSpec {
             stonewall: false,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
-            norandommap: true,
+            norandommap: false,
+            random_generator: RandomGenerator::Tausworthe,
             randrepeat: true,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             steadystate: None,
             group_reporting: false,
+            unified_rw: UnifiedRw::None,
             filename: None,
             rate_iops: None,
             verify: None,
+            do_verify: true,
+            write_iolog: None,
             description: None,
         }
+    }
+
+    /// True when the job asks for verification (a `verify=` method other than `null`).
+    pub fn verifies(&self) -> bool {
+        self.verify.as_deref().is_some_and(|m| m != "null")
+    }
+
+    /// fio's verify phase of this job, if it has one: a sequential read of the region it
+    /// wrote (same offset, size and block size), run after it with the checks on.
+    pub fn verify_phase(&self) -> Option<JobSpec> {
+        let writes = matches!(self.rw, RwMode::Write | RwMode::RandWrite | RwMode::ReadWrite | RwMode::RandRw);
+        if !(self.verifies() && self.do_verify && writes) {
+            return None;
+        }
+        let mut v = JobSpec::with_defaults(&format!("{}-verify", self.name), self.line);
+        v.rw = RwMode::Read;
+        v.bs_bytes = [self.block_sizes(1).min().unwrap_or(4096); 3];
+        v.iodepth = self.iodepth;
+        v.size = self.size;
+        v.offset = self.offset;
+        v.stonewall = true;
+        v.filename = self.filename.clone();
+        Some(v)
     }
 
     /// Block sizes a direction can use (its bssplit, else its bs).

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::error::{JobError, Loc};
+use super::registry::{self, Support};
 use super::resolve::{apply_option, finish_job, Applied};
 use super::{JobFile, JobSpec};
 
@@ -57,7 +58,40 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
         for opt in &section.options {
             let value = opt.value.as_deref();
             let loc = Loc { file, line: opt.line, option: &opt.key, value: value.unwrap_or("") };
-            match apply_option(&mut spec, &opt.key, value, &loc)? {
+            let applied = match registry::lookup(&opt.key) {
+                None => Applied::Unknown,
+                Some(def) => match def.support {
+                    Support::Implemented => match apply_option(&mut spec, def.name, value, &loc)? {
+                        // The registry calls it implemented; the resolver must handle it.
+                        Applied::Unknown => {
+                            return Err(JobError::UnknownOption {
+                                file: file.to_string(),
+                                line: opt.line,
+                                option: opt.key.clone(),
+                            })
+                        }
+                        known => known,
+                    },
+                    Support::Accepted => {
+                        // Some are kept in the spec (filename, randrepeat) though they change nothing.
+                        apply_option(&mut spec, def.name, value, &loc)?;
+                        Applied::Known
+                    }
+                    Support::Refused if opts.ignore_unsupported => {
+                        warnings.push(format!("{file}:{}: ignoring refused option '{}': {}", opt.line, opt.key, def.meaning));
+                        continue;
+                    }
+                    Support::Refused => {
+                        return Err(JobError::Refused {
+                            file: file.to_string(),
+                            line: opt.line,
+                            option: opt.key.clone(),
+                            reason: def.meaning.to_string(),
+                        })
+                    }
+                },
+            };
+            match applied {
                 Applied::Known => {
                     let pair = (opt.key.clone(), value.unwrap_or("").to_string());
                     if is_global {

@@ -9,12 +9,19 @@
 //! smallest alignment, then map ranks to places with a fixed affine permutation so hot blocks
 //! are spread over the region rather than packed at its start (fio hashes ranks for the same
 //! reason). Zoned distributions are not scrambled: zones are contiguous, in region order.
+//!
+//! Uniform random offsets follow fio's random map by default (see [`super::randmap`]): every
+//! block of the region once per loop. As in fio, `norandommap`, a `blockalign` other than the
+//! block size, or any non-uniform distribution draws with replacement instead; `lfsr` covers
+//! the region once per loop without a map. A loop is the job's bytes per loop (`io_size`, else
+//! the region); at its end the map is cleared and sequential I/O restarts at the region start.
 
 use rand::RngCore;
 use rand_chacha::ChaCha8Rng;
 
+use super::randmap::{FullPeriod, RandomMap};
 use super::zipf::{ParetoSampler, ZipfSampler};
-use super::{Distribution, JobSpec, RwMode, SizeSpec};
+use super::{Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec};
 use crate::device::IoDir;
 
 /// Geometry problems that make a job impossible on a device.
@@ -71,6 +78,28 @@ pub struct IoPattern {
     perm_c: u64,
     perm_mask: u64,
     perm_shift: u32,
+    /// Uniform random offsets without replacement: a map of used blocks (units of `unit_bytes`)
+    /// or a full-period sequence over them; neither for draws with replacement.
+    coverage: Coverage,
+    /// Bytes per loop and bytes left in this one; `u64::MAX` for time-based or I/O-count jobs.
+    loop_bytes: u64,
+    loop_left: u64,
+    /// Random words for the next map draws, taken `DRAW_AHEAD` I/Os early so the map word each
+    /// one lands on can be prefetched (the same words in the same order: deterministic).
+    draws: [u64; DRAW_AHEAD],
+    draw_next: usize,
+}
+
+/// Map draws made ahead of use; enough I/Os to hide a memory access.
+const DRAW_AHEAD: usize = 16;
+
+/// How uniform random offsets avoid repeats within a loop.
+#[derive(Clone, Debug)]
+enum Coverage {
+    /// Draws with replacement (`norandommap`, fio's non-uniform distributions).
+    None,
+    Map(RandomMap),
+    Sequence(FullPeriod),
 }
 
 impl IoPattern {
@@ -125,6 +154,10 @@ impl IoPattern {
         let perm_a = (rng.next_u64() | 1) & perm_mask.max(1);
         let perm_c = rng.next_u64() & perm_mask;
         let perm_shift = perm_bits / 2 + 1;
+        let coverage = coverage(spec, &bs_table, &align_bytes, region / unit_bytes, &mut rng);
+        // Only a map draws ahead, so patterns without one keep their sequence.
+        let ahead = matches!(coverage, Coverage::Map(_));
+        let draws = std::array::from_fn(|_| if ahead { rng.next_u64() } else { 0 });
         Ok(IoPattern {
             rng,
             rw: spec.rw,
@@ -142,7 +175,43 @@ impl IoPattern {
             perm_c,
             perm_mask,
             perm_shift,
+            coverage,
+            loop_bytes: u64::MAX,
+            loop_left: u64::MAX,
+            draws,
+            draw_next: 0,
         })
+    }
+
+    /// Bytes per loop of a size-based job (fio's `io_size`, else the region): when they are
+    /// used up the random map is cleared and sequential I/O restarts at the region start.
+    pub fn set_loop_bytes(&mut self, bytes: u64) {
+        self.loop_bytes = bytes.max(1);
+        self.loop_left = self.loop_bytes;
+    }
+
+    /// True when uniform random offsets hit each block once per loop (map or full-period sequence).
+    pub fn covers_once_per_loop(&self) -> bool {
+        !matches!(self.coverage, Coverage::None)
+    }
+
+    /// Random-map bits held by this pattern (0 without a map): one per block of the region.
+    pub fn map_bits(&self) -> u64 {
+        match &self.coverage {
+            Coverage::Map(m) => m.blocks(),
+            _ => 0,
+        }
+    }
+
+    /// fio's per-loop reset: random map cleared, LFSR back to its seed, sequential I/O at the start.
+    fn new_loop(&mut self) {
+        self.loop_left = self.loop_bytes;
+        self.seq_next_bytes = 0;
+        match &mut self.coverage {
+            Coverage::None => {}
+            Coverage::Map(m) => m.reset(),
+            Coverage::Sequence(s) => s.reset(),
+        }
     }
 
     /// (start, length) of the byte region this job addresses.
@@ -153,15 +222,60 @@ impl IoPattern {
     /// The next I/O. Constant time, no allocation.
     #[inline]
     pub fn next_io(&mut self) -> NextIo {
+        if self.loop_left == 0 {
+            self.new_loop();
+        }
         let dir = self.next_dir();
         let d = dir.index();
-        let len = self.next_len(d);
+        let mut len = self.next_len(d);
         let random = self.rw.is_random()
             && (self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]));
-        let rel = if random { self.random_offset(d, len) } else { self.sequential_offset(len) };
+        let rel = if !random {
+            self.sequential_offset(len)
+        } else if matches!(self.coverage, Coverage::None) {
+            self.random_offset(d, len)
+        } else {
+            let (rel, covered) = self.covered_offset(d, len);
+            len = covered;
+            rel
+        };
         // Like fio, a sequential I/O continues after the previous I/O, random or not.
         self.seq_next_bytes = rel + u64::from(len);
+        self.loop_left = self.loop_left.saturating_sub(u64::from(len));
         NextIo { dir, offset_bytes: self.region_start_bytes + rel, len_bytes: len }
+    }
+
+    /// A uniform random offset without replacement and the length that fits there: fio marks
+    /// the I/O's blocks in the map and trims the I/O at the first block already used.
+    #[inline]
+    fn covered_offset(&mut self, d: usize, len: u32) -> (u64, u32) {
+        let unit = self.unit_bytes;
+        match &mut self.coverage {
+            Coverage::Map(map) => {
+                if map.is_full() {
+                    // A time-based job (or io_size above size) starts a new pass, as fio does.
+                    map.reset();
+                }
+                let align = self.align_bytes[d];
+                let last_start = self.region_bytes - u64::from(len);
+                let choices = last_start / align + 1;
+                let r = std::mem::replace(&mut self.draws[self.draw_next], self.rng.next_u64());
+                // Prefetch for the draw used DRAW_AHEAD I/Os from now, assuming the same size.
+                map.prefetch(scaled(self.draws[self.draw_next], choices) * align / unit);
+                self.draw_next = (self.draw_next + 1) % DRAW_AHEAD;
+                let drawn = scaled(r, choices) * align / unit;
+                let block = map.free_at_or_after(drawn).unwrap_or(drawn);
+                let marked = map.mark_run(block, u64::from(len).div_ceil(unit)).max(1);
+                let fits = (marked * unit).min(u64::from(len)) as u32;
+                (block * unit, fits)
+            }
+            Coverage::Sequence(seq) => {
+                let rel = seq.next_value() * unit;
+                let fits = (self.region_bytes - rel).min(u64::from(len)) as u32;
+                (rel, fits)
+            }
+            Coverage::None => (self.random_offset(d, len), len),
+        }
     }
 
     #[inline]
@@ -262,6 +376,29 @@ impl IoPattern {
     }
 }
 
+/// fio's rules for the random map: uniform distribution only, blockalign equal to the block
+/// size; `lfsr` replaces the map by a full-period sequence (fixed block size only, like fio).
+fn coverage(
+    spec: &JobSpec,
+    bs_table: &[Box<[(u32, u32)]>; 3],
+    align_bytes: &[u64; 3],
+    blocks: u64,
+    rng: &mut ChaCha8Rng,
+) -> Coverage {
+    let uniform = matches!(spec.distribution, Distribution::Uniform);
+    let min_bs = |d: usize| bs_table[d].iter().map(|e| u64::from(e.0)).min().unwrap_or(4096);
+    let aligned = (0..3).all(|d| align_bytes[d] == min_bs(d));
+    if !spec.rw.is_random() || !uniform || blocks == 0 {
+        // (Coverage only applies to the uniform sampler: the other samplers draw ranks.)
+        return Coverage::None;
+    }
+    match spec.random_generator {
+        RandomGenerator::Lfsr => Coverage::Sequence(FullPeriod::new(blocks, rng.next_u64(), rng.next_u64())),
+        _ if spec.norandommap || !aligned => Coverage::None,
+        _ => Coverage::Map(RandomMap::new(blocks)),
+    }
+}
+
 /// Block-size table of a direction: its bssplit, else its single bs at 100%.
 fn bs_entries(spec: &JobSpec, d: usize) -> Box<[(u32, u32)]> {
     let split = &spec.bssplit[d];
@@ -316,7 +453,13 @@ fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Samp
 /// Uniform in 0..n by multiply-shift (bias below n / 2^64, negligible for our n).
 #[inline]
 pub(crate) fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
+    scaled(rng.next_u64(), n)
+}
+
+/// A random word mapped to 0..n (multiply-shift).
+#[inline]
+fn scaled(r: u64, n: u64) -> u64 {
+    ((u128::from(r) * u128::from(n)) >> 64) as u64
 }
 
 /// Uniform in [0, 1) with 53 random bits.

@@ -2,7 +2,7 @@
 
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
-use super::{BsSplitEntry, Distribution, JobSpec, RwMode, SizeSpec, SsMetric, SteadyState, Zone};
+use super::{BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, UnifiedRw, Zone};
 
 /// Whether an option was recognised.
 pub(crate) enum Applied {
@@ -10,132 +10,62 @@ pub(crate) enum Applied {
     Unknown,
 }
 
-/// Options accepted and recorded in the report but with no effect on the simulation.
-pub const RECORDED_ONLY: &[&str] = &[
-    "direct",
-    "ioengine",
-    "thread",
-    "buffered",
-    "invalidate",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
-    "log_avg_msec",
-    "log_hist_msec",
-    "log_max_value",
-    "log_offset",
-    "log_compression",
-    "log_unix_epoch",
-    "refill_buffers",
-    "scramble_buffers",
-    "zero_buffers",
-    "buffer_compress_percentage",
-    "buffer_compress_chunk",
-    "dedupe_percentage",
-    "verify_fatal",
-    "do_verify",
-    "verify_backlog",
-    "verify_interval",
-    "verify_pattern",
-    "verify_state_save",
-    "verify_dump",
-    "exitall",
-    "exitall_on_error",
-    "cpus_allowed",
-    "cpus_allowed_policy",
-    "cpumask",
-    "random_generator",
-    "fadvise_hint",
-    "allow_mounted_write",
-    "gtod_reduce",
-    "clat_percentiles",
-    "lat_percentiles",
-    "slat_percentiles",
-    "unified_rw_reporting",
-    "disable_lat",
-    "disable_clat",
-    "disable_slat",
-    "disable_bw_measurement",
-    "per_job_logs",
-    "output-format",
-    "output_format",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max",
-    "iodepth_low",
-    "end_fsync",
-    "fsync",
-    "fdatasync",
-    "overwrite",
-    "create_on_open",
-    "unlink",
-    "hipri",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "continue_on_error",
-    "lockmem",
-    "nice",
-    "prio",
-    "prioclass",
-    "serialize_overlap",
-    "stats",
-    "kb_base",
-    "significant_figures",
-    "eta",
-    "eta_newline",
-    "clocksource",
-    "randseed",
-    "allrandrepeat",
-    "fill_device",
-    "nrfiles",
-    "file_service_type",
-    "sync",
-    "ss_interval",
-];
-
-/// Applies `key[=value]` to `spec`. Unknown keys are reported, not rejected, so the caller
-/// can decide between error and warning.
+/// Applies an implemented option, by its canonical name (see [`super::registry`]), to `spec`.
+/// `Unknown` means the registry calls a name implemented that this function does not handle.
 pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, loc: &Loc) -> Result<Applied, JobError> {
     let v = value.unwrap_or("");
     match key {
         "name" => spec.name = v.to_string(),
         "description" => spec.description = Some(v.to_string()),
         "filename" => spec.filename = Some(v.to_string()),
-        "rw" | "readwrite" => spec.rw = rw_mode(v, loc)?,
-        "bs" | "blocksize" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
+        "rw" => spec.rw = rw_mode(v, loc)?,
+        "bs" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
-        "blockalign" | "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
+        "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
         "rwmixread" => spec.rwmixread_percent = int_in(v, 0, 100, loc)? as u32,
         "rwmixwrite" => spec.rwmixread_percent = 100 - int_in(v, 0, 100, loc)? as u32,
         "iodepth" => spec.iodepth = int_in(v, 1, 65536, loc)? as u32,
         "numjobs" => spec.numjobs = int_in(v, 1, 4096, loc)? as u32,
         "size" => spec.size = Some(nonzero_size(v, loc)?),
         "offset" => spec.offset = size_spec(v, loc)?,
-        "io_size" | "io_limit" => spec.io_size = Some(nonzero_size(v, loc)?),
+        "io_size" => spec.io_size = Some(nonzero_size(v, loc)?),
         "number_ios" => spec.number_ios = Some(int_in(v, 1, u64::MAX, loc)?),
-        "runtime" | "timeout" => spec.runtime_ns = Some(time_ns(v, loc)?),
+        "runtime" => spec.runtime_ns = Some(time_ns(v, loc)?),
         "time_based" => spec.time_based = boolean(value, loc)?,
         "ramp_time" => spec.ramp_time_ns = time_ns(v, loc)?,
         "loops" => spec.loops = int_in(v, 1, u32::MAX as u64, loc)? as u32,
-        "stonewall" | "wait_for_previous" => spec.stonewall = boolean(value, loc)?,
+        "stonewall" => spec.stonewall = boolean(value, loc)?,
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {
             spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| Ok(int_in(f, 0, 100, loc)? as u32))?
         }
         "norandommap" => spec.norandommap = boolean(value, loc)?,
+        "random_generator" => spec.random_generator = random_generator(v, loc)?,
         "randrepeat" => spec.randrepeat = boolean(value, loc)?,
         "percentile_list" => spec.percentile_list = percentile_list(v, loc)?,
-        "steadystate" | "ss" => spec.steadystate = Some(steady_state(v, spec.steadystate, loc)?),
-        "ss_dur" => ss_mut(spec).dur_ns = time_ns(v, loc)?,
-        "ss_ramp" => ss_mut(spec).ramp_ns = time_ns(v, loc)?,
+        "steadystate" => spec.steadystate = Some(steady_state(v, spec.steadystate, loc)?),
+        "steadystate_duration" => ss_mut(spec).dur_ns = time_ns(v, loc)?,
+        "steadystate_ramp_time" => ss_mut(spec).ramp_ns = time_ns(v, loc)?,
         "group_reporting" => spec.group_reporting = boolean(value, loc)?,
+        "unified_rw_reporting" => {
+            spec.unified_rw = match v.trim() {
+                "none" | "0" => UnifiedRw::None,
+                "mixed" | "1" => UnifiedRw::Mixed,
+                "both" | "2" => UnifiedRw::Both,
+                _ => return Err(loc.bad("is not a reporting mode", "none, mixed, both, 0, 1, 2")),
+            }
+        }
         "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
-        "verify" => spec.verify = Some(v.to_string()),
-        k if RECORDED_ONLY.contains(&k) => {}
+        "verify" => spec.verify = verify_method(v, loc)?,
+        "do_verify" => spec.do_verify = boolean(value, loc)?,
+        "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),
+        "write_iolog" => return Err(loc.bad("is empty", "a file path")),
+        "zonemode" if v.trim() == "none" => {}
+        "zonemode" => {
+            return Err(loc.bad("is not supported", "none (strided and zbd zones are not modelled; use one job per region)"))
+        }
+        "kb_base" if v.trim() == "1024" => {}
+        "kb_base" => return Err(loc.bad("is not supported", "1024 (fio's default); write decimal sizes in bytes")),
         _ => return Ok(Applied::Unknown),
     }
     Ok(Applied::Known)
@@ -165,7 +95,35 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
     Ok(())
 }
 
+/// fio's verify methods; `0` means none.
+fn verify_method(v: &str, loc: &Loc) -> Result<Option<String>, JobError> {
+    const METHODS: [&str; 19] = [
+        "md5", "crc64", "crc32", "crc32c-intel", "crc32c", "crc16", "crc7", "sha1", "sha256", "sha512", "sha3-224",
+        "sha3-256", "sha3-384", "sha3-512", "xxhash", "meta", "pattern", "null", "0",
+    ];
+    match v.trim() {
+        "0" => Ok(None),
+        m if METHODS.contains(&m) => Ok(Some(m.to_string())),
+        _ => Err(loc.bad("is not a verify method", &METHODS.join(", "))),
+    }
+}
+
+fn random_generator(v: &str, loc: &Loc) -> Result<RandomGenerator, JobError> {
+    Ok(match v.trim() {
+        "tausworthe" => RandomGenerator::Tausworthe,
+        "tausworthe64" => RandomGenerator::Tausworthe64,
+        "lfsr" => RandomGenerator::Lfsr,
+        _ => return Err(loc.bad("is not a known generator", "tausworthe, lfsr, tausworthe64")),
+    })
+}
+
 fn rw_mode(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
+    if v.contains(':') {
+        return Err(loc.bad(
+            "has an offset modifier (:N), which is not implemented",
+            "the pattern alone; use percentage_random for runs of sequential I/O in a random job",
+        ));
+    }
     Ok(match v.trim() {
         "read" => RwMode::Read,
         "write" => RwMode::Write,
@@ -295,6 +253,11 @@ fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
         let access_percent = int_in(a, 0, 100, loc).map_err(|_| loc.bad("has a bad access percent", ALLOWED))? as u32;
         let size = if absolute {
             SizeSpec::Bytes(size_bytes(s, loc)?)
+        } else if s.trim().is_empty() {
+            // fio: a zone with no size takes the rest of the region ("zoned:50/5:30/15:20/").
+            let rest = (100.0 - size_pct_sum).max(0.0);
+            size_pct_sum = 100.0;
+            SizeSpec::Percent(rest)
         } else {
             let p = float_in(s.trim_end_matches('%'), 0.0, 100.0, loc)?;
             size_pct_sum += p;

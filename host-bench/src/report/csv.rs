@@ -68,3 +68,27 @@ fn csv_field(s: &str) -> String {
         s.to_string()
     }
 }
+
+/// File-name parts for per-job series: the job name with anything but `[A-Za-z0-9_-]` as `_`,
+/// and a `.2`, `.3`, ... suffix on repeats (two jobs of one name, or `numjobs` clones without
+/// `group_reporting`), so no job's series overwrites another's.
+pub fn series_file_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    names
+        .into_iter()
+        .map(|name| {
+            let safe: String = name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .collect();
+            // Sanitised names hold no '.', so a suffixed name never equals another job's name.
+            let n = seen.entry(safe.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                safe
+            } else {
+                format!("{safe}.{n}")
+            }
+        })
+        .collect()
+}

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::summary::{dir_summary, DirSummary};
+use super::summary::{dir_summary, dir_summary_in, group_dir, group_mixed, mixed_view, runtime_ms, DirSummary};
+use crate::job::UnifiedRw;
 use crate::runner::{JobResult, RunResult};
 use crate::stats::Histogram;
 
@@ -78,10 +79,22 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     m.insert("eta".into(), json!(0));
     m.insert("elapsed".into(), json!(job.runtime_ns().div_ceil(1_000_000_000)));
     m.insert("job options".into(), options_map(&job.options));
-    for (d, name) in DIR_NAMES.iter().enumerate() {
-        m.insert((*name).into(), dir_json(job, d, &dir_summary(job, d, run), opts.plus));
+    if job.unified_rw != UnifiedRw::Mixed {
+        for (d, name) in DIR_NAMES.iter().enumerate() {
+            m.insert((*name).into(), dir_json(job, d, &dir_summary(job, d, run), opts.plus));
+        }
+        m.insert("sync".into(), json!({"total_ios": 0, "lat_ns": empty_lat()}));
     }
-    m.insert("sync".into(), json!({"total_ios": 0, "lat_ns": empty_lat()}));
+    if job.unified_rw != UnifiedRw::None {
+        // fio: "mixed" replaces the directions and "sync" (mixed) or follows them (both).
+        let mixed = mixed_view(job);
+        let group_bw = match job.unified_rw {
+            UnifiedRw::Mixed => group_dir(run, job.groupid, 0),
+            _ => group_mixed(run, job.groupid),
+        };
+        let sum = dir_summary_in(&mixed, 0, group_bw.map_or(0.0, |g| g.agg_bytes_per_s));
+        m.insert("mixed".into(), dir_json(&mixed, 0, &sum, opts.plus));
+    }
     m.insert("job_runtime".into(), json!(runtime_ms));
     // Host CPU, as fio reports it: percent of the job's runtime, and counts.
     let u = job.host_usage.unwrap_or_default();
@@ -112,7 +125,7 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
 }
 
 fn ns_to_ms(ns: u64) -> u64 {
-    (ns + 500_000) / 1_000_000
+    runtime_ms(ns)
 }
 
 fn empty_lat() -> Value {

@@ -1,10 +1,12 @@
-//! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series.
+//! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series,
+//! and fio's I/O log.
 
 mod csv;
+pub mod iolog;
 mod json;
 mod summary;
 mod text;
 
-pub use csv::{series_csv, ExtraColumn, SERIES_COLUMNS};
+pub use csv::{series_csv, series_file_names, ExtraColumn, SERIES_COLUMNS};
 pub use json::{fio_json, fio_json_string, JsonOptions};
 pub use text::normal_text;

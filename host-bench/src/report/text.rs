@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use super::summary::{dir_summary, DirSummary};
+use super::summary::{dir_summary, dir_summary_in, group_dir, group_mixed, mixed_view, runtime_ms, DirSummary, GroupDir};
+use crate::job::UnifiedRw;
 use crate::runner::{JobResult, RunResult};
 use crate::stats::Histogram;
 
@@ -24,23 +25,19 @@ pub fn normal_text(result: &RunResult) -> String {
 
 fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
     let _ = writeln!(out, "{}: (groupid={}, jobs={}): err= 0", job.name, job.groupid, job.instances);
-    for (d, (dir, dir_name)) in job.dirs.iter().zip(DIR_NAMES).enumerate() {
-        if dir.ios == 0 {
-            continue;
+    if job.unified_rw != UnifiedRw::Mixed {
+        for d in 0..3 {
+            dir_text(out, job, d, DIR_NAMES[d], dir_summary(job, d, run));
         }
-        let s = dir_summary(job, d, run);
-        let _ = writeln!(
-            out,
-            "  {}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
-            dir_name,
-            count_str(s.iops),
-            bytes_iec(s.bw_bytes_per_s),
-            bytes_si(s.bw_bytes_per_s),
-            bytes_iec(dir.io_bytes as f64),
-            (s.runtime_ns + 500_000) / 1_000_000
-        );
-        lat_lines(out, &dir.clat, &job.percentile_list);
-        dir_sample_lines(out, &s);
+    }
+    if job.unified_rw != UnifiedRw::None {
+        let mixed = mixed_view(job);
+        let group_bw = match job.unified_rw {
+            UnifiedRw::Mixed => group_dir(run, job.groupid, 0),
+            _ => group_mixed(run, job.groupid),
+        };
+        let s = dir_summary_in(&mixed, 0, group_bw.map_or(0.0, |g| g.agg_bytes_per_s));
+        dir_text(out, &mixed, 0, "mixed", s);
     }
     if let Some(ss) = &job.steady_state {
         let _ = writeln!(
@@ -50,6 +47,26 @@ fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
             ss.criterion.metric.as_str()
         );
     }
+}
+
+/// One direction's lines (`read: IOPS=...`), skipped when it did no I/O.
+fn dir_text(out: &mut String, job: &JobResult, d: usize, dir_name: &str, s: DirSummary) {
+    let dir = &job.dirs[d];
+    if dir.ios == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
+        dir_name,
+        count_str(s.iops),
+        bytes_iec(s.bw_bytes_per_s),
+        bytes_si(s.bw_bytes_per_s),
+        bytes_iec(dir.io_bytes as f64),
+        runtime_ms(s.runtime_ns)
+    );
+    lat_lines(out, &dir.clat, &job.percentile_list);
+    dir_sample_lines(out, &s);
 }
 
 fn lat_lines(out: &mut String, h: &Histogram, percentiles: &[f64]) {
@@ -89,31 +106,37 @@ fn dir_sample_lines(out: &mut String, s: &DirSummary) {
 
 fn group_text(out: &mut String, group: usize, run: &RunResult) {
     let _ = writeln!(out, "\nRun status group {group} (all jobs):");
+    let members = || run.jobs.iter().filter(|j| j.groupid == group);
+    let mixed = members().any(|j| j.unified_rw == UnifiedRw::Mixed);
     for (d, upper) in ["READ", "WRITE", "TRIM"].iter().enumerate() {
-        let jobs: Vec<&JobResult> = run.jobs.iter().filter(|j| j.groupid == group && j.dirs[d].ios > 0).collect();
-        if jobs.is_empty() {
-            continue;
+        if let Some(g) = group_dir(run, group, d) {
+            group_line(out, if mixed { "MIXED" } else { upper }, &g);
         }
-        let bws: Vec<f64> = jobs.iter().map(|j| dir_summary(j, d, run).bw_bytes_per_s).collect();
-        let total: f64 = bws.iter().sum();
-        let (lo, hi) = bws.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
-        let io: u64 = jobs.iter().map(|j| j.dirs[d].io_bytes).sum();
-        let runs: Vec<u64> = jobs.iter().map(|j| (j.runtime_ns() + 500_000) / 1_000_000).collect();
-        let _ = writeln!(
-            out,
-            "  {upper:>6}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
-            bytes_iec(total),
-            bytes_si(total),
-            bytes_iec(lo),
-            bytes_iec(hi),
-            bytes_si(lo),
-            bytes_si(hi),
-            bytes_iec(io as f64),
-            bytes_si(io as f64),
-            runs.iter().min().unwrap_or(&0),
-            runs.iter().max().unwrap_or(&0)
-        );
     }
+    if !mixed && members().any(|j| j.unified_rw == UnifiedRw::Both) {
+        if let Some(g) = group_mixed(run, group) {
+            group_line(out, "MIXED", &g);
+        }
+    }
+}
+
+/// One "Run status" line.
+fn group_line(out: &mut String, upper: &str, g: &GroupDir) {
+    let (total, lo, hi, io) = (g.agg_bytes_per_s, g.min_bw_bytes_per_s, g.max_bw_bytes_per_s, g.io_bytes);
+    let _ = writeln!(
+        out,
+        "  {upper:>6}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+        bytes_iec(total),
+        bytes_si(total),
+        bytes_iec(lo),
+        bytes_iec(hi),
+        bytes_si(lo),
+        bytes_si(hi),
+        bytes_iec(io as f64),
+        bytes_si(io as f64),
+        runtime_ms(g.min_run_ns),
+        runtime_ms(g.max_run_ns)
+    );
 }
 
 /// fio picks the latency unit from the magnitude of the values.

@@ -226,7 +226,7 @@ fn steady_state() {
 fn error_messages_are_one_line_and_exact() {
     assert_eq!(
         err("[j]\nrw=read\nfoo=bar\n"),
-        "jobs/x.fio:3: unknown option 'foo' (not a supported fio option; set ignore_unsupported to skip it with a warning)"
+        "jobs/x.fio:3: unknown option 'foo' (not a fio 3.33 option; see docs/fio-options.md; set ignore_unsupported to skip it with a warning)"
     );
     assert_eq!(
         err("[j]\nsize=12q\n"),
@@ -322,4 +322,30 @@ proptest! {
             prop_assert!(!e.to_string().contains('\n'));
         }
     }
+}
+
+#[test]
+fn verify_methods_and_phase() {
+    assert!(job("rw=write\nverify=md5").verifies());
+    assert!(!job("rw=write\nverify=null").verifies(), "fio's null only pretends");
+    assert_eq!(job("verify=0").verify, None);
+    assert!(err("[j]\nverify=crc99\n").contains("'verify' = crc99 is not a verify method (allowed md5, crc64"));
+    let w = job("rw=randwrite\nbs=8k\nsize=4m\noffset=1m\niodepth=16\nverify=crc32c");
+    let v = w.verify_phase().unwrap();
+    assert_eq!((v.rw, v.bs_bytes[0], v.size, v.offset, v.iodepth), (RwMode::Read, 8192, w.size, w.offset, 16));
+    assert!(job("rw=randwrite\nverify=crc32c\ndo_verify=0").verify_phase().is_none());
+    assert!(job("rw=randread\nverify=crc32c").verify_phase().is_none(), "nothing written to read back");
+    let f = parse("[a]\nrw=write\nverify=md5\n[b]\nrw=read\n").unwrap();
+    let phase = f.verify_phase().unwrap();
+    assert_eq!(phase.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["a-verify"]);
+    assert!(parse("[a]\nrw=write\n").unwrap().verify_phase().is_none());
+}
+
+#[test]
+fn unified_rw_reporting_values() {
+    use host_bench::job::UnifiedRw;
+    assert_eq!(job("unified_rw_reporting=mixed").unified_rw, UnifiedRw::Mixed);
+    assert_eq!(job("unified_rw_reporting=2").unified_rw, UnifiedRw::Both);
+    assert_eq!(job("unified_rw_reporting=0").unified_rw, UnifiedRw::None);
+    assert!(err("[j]\nunified_rw_reporting=all\n").contains("allowed none, mixed, both, 0, 1, 2"));
 }

@@ -84,7 +84,8 @@ fn uniform_covers_region_evenly() {
 
 #[test]
 fn rwmix_and_bssplit_proportions() {
-    let mut p = pattern("rw=randrw\nrwmixread=70\nbssplit=4k/50:8k/30:64k/", 5, GIB);
+    // norandommap: with the map, fio trims I/Os at used blocks, which shifts the size mix.
+    let mut p = pattern("rw=randrw\nrwmixread=70\nbssplit=4k/50:8k/30:64k/\nnorandommap", 5, GIB);
     let ios = draw(&mut p, 200_000);
     let reads = ios.iter().filter(|io| io.dir == IoDir::Read).count() as f64 / 200_000.0;
     assert!((reads - 0.7).abs() < 0.01, "{reads}");
@@ -187,4 +188,105 @@ fn geometry_errors() {
     let e =
         IoPattern::new(&spec("bs=1m\noffset=1023m\nsize=512k"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
     assert!(matches!(e, PatternError::RegionTooSmall { .. }), "{e}");
+}
+
+/// Offsets of `n` I/Os, counted per offset.
+fn hits(p: &mut IoPattern, n: usize) -> HashMap<u64, u32> {
+    let mut h = HashMap::new();
+    for io in draw(p, n) {
+        *h.entry(io.offset_bytes).or_insert(0) += 1;
+    }
+    h
+}
+
+#[test]
+fn random_map_hits_every_block_once_per_loop() {
+    // 4 MiB / 4 KiB = 1024 blocks: each loop of 1024 I/Os is a permutation of the blocks.
+    let mut p = pattern("rw=randwrite\nsize=4m", 3, GIB);
+    p.set_loop_bytes(4 << 20);
+    assert!(p.covers_once_per_loop());
+    assert_eq!(p.map_bits(), 1024, "1 bit per block");
+    let first: Vec<u64> = draw(&mut p, 1024).iter().map(|io| io.offset_bytes).collect();
+    let second: Vec<u64> = draw(&mut p, 1024).iter().map(|io| io.offset_bytes).collect();
+    for loop_offsets in [&first, &second] {
+        let mut sorted = loop_offsets.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..1024).map(|b| b * 4096).collect::<Vec<_>>());
+    }
+    assert_ne!(first, second, "the map is cleared per loop, the draws go on");
+    // Time-based (no loop size): a full map starts a new pass by itself.
+    let h = hits(&mut pattern("rw=randread\nsize=4m", 3, GIB), 3 * 1024);
+    assert!(h.len() == 1024 && h.values().all(|&c| c == 3), "{}", h.len());
+}
+
+#[test]
+fn norandommap_draws_with_replacement() {
+    // 1024 draws from 1024 blocks with replacement leave ~1/e of them untouched.
+    let p = pattern("rw=randwrite\nsize=4m\nbs=4k\nblockalign=8k", 3, GIB);
+    assert!(!p.covers_once_per_loop(), "fio: any use of blockalign turns off randommap");
+    for body in ["rw=randwrite\nsize=4m\nnorandommap", "rw=randwrite\nsize=4m\nrandom_distribution=zoned:50/50:50/50"] {
+        let mut p = pattern(body, 3, GIB);
+        assert!(!p.covers_once_per_loop(), "{body}");
+        assert_eq!(p.map_bits(), 0, "{body}");
+        let distinct = hits(&mut p, 1024).len() as f64 / 1024.0;
+        assert!((distinct - (1.0 - (-1.0f64).exp())).abs() < 0.05, "{body}: {distinct}");
+    }
+}
+
+#[test]
+fn lfsr_covers_each_block_once_without_a_map() {
+    let mut p = pattern("rw=randread\nsize=4m\nbs=8k\nrandom_generator=lfsr", 5, GIB);
+    p.set_loop_bytes(4 << 20);
+    assert!(p.covers_once_per_loop());
+    assert_eq!(p.map_bits(), 0);
+    let first: Vec<u64> = draw(&mut p, 512).iter().map(|io| io.offset_bytes).collect();
+    let mut sorted = first.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..512).map(|b| b * 8192).collect::<Vec<_>>());
+    let followers = first.windows(2).filter(|w| w[1] == w[0] + 8192).count();
+    assert!(followers < 20, "scrambled, not sequential: {followers}");
+    // fio resets its LFSR to the same seed each loop.
+    let second: Vec<u64> = draw(&mut p, 512).iter().map(|io| io.offset_bytes).collect();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn random_map_trims_mixed_sizes_to_free_runs() {
+    // fio marks an I/O's blocks and trims it at the first block already used: per loop the
+    // bytes add up to the region and no byte is written twice.
+    let mut p = pattern("rw=randwrite\nsize=8m\nbssplit=4k/50:64k/50", 7, GIB);
+    p.set_loop_bytes(8 << 20);
+    let mut covered = vec![0u8; 2048];
+    let mut bytes = 0u64;
+    while bytes < 8 << 20 {
+        let io = p.next_io();
+        bytes += u64::from(io.len_bytes);
+        for b in io.offset_bytes / 4096..(io.offset_bytes + u64::from(io.len_bytes)) / 4096 {
+            covered[b as usize] += 1;
+        }
+    }
+    assert_eq!(bytes, 8 << 20);
+    assert!(covered.iter().all(|&c| c == 1));
+}
+
+#[test]
+fn random_map_leaves_sequential_share_unmarked() {
+    // percentage_random: random draws never repeat within a pass, while the sequential I/Os do
+    // not use up blocks (fio issues them "busy ok"), so random draws land on them too.
+    let mut p = pattern("rw=randwrite\nsize=4m\npercentage_random=50", 3, GIB);
+    let ios = draw(&mut p, 1024);
+    let (mut random, mut sequential) = (Vec::new(), std::collections::HashSet::new());
+    for w in ios.windows(2) {
+        let (prev, io) = (w[0].offset_bytes, w[1].offset_bytes);
+        if io == prev + 4096 {
+            sequential.insert(io);
+        } else if io != 0 {
+            random.push(io);
+        }
+    }
+    let distinct: std::collections::HashSet<u64> = random.iter().copied().collect();
+    assert!(random.len() > 300, "{}", random.len());
+    assert_eq!(distinct.len(), random.len(), "random draws never repeat within the pass");
+    let on_sequential = random.iter().filter(|o| sequential.contains(o)).count();
+    assert!(on_sequential > 50, "{on_sequential}");
 }

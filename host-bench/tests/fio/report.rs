@@ -121,3 +121,52 @@ fn csv_has_header_rows_and_extra_columns() {
     assert!((total - 50_000.0).abs() < 100.0, "{total}");
     assert_eq!(cells[7], "80.00");
 }
+
+/// fio's stat.c: a group's bandwidth is its bytes over its longest runtime, and `per=` is a
+/// job's mean bandwidth sample over that (not the sum of the jobs' bandwidths).
+#[test]
+fn group_bandwidth_is_bytes_over_longest_runtime() {
+    // 1 outstanding on 4 servers of 80 us: 12.5k IOPS of 4 KiB = 48.8 MiB/s per job.
+    let text = "[global]\nbs=4k\nsize=16m\ntime_based\nrw=randread\n[a]\nruntime=1\n[b]\nruntime=2\n";
+    let r = sample_result(text);
+    let t = normal_text(&r);
+    let line = t.lines().find(|l| l.contains("READ: bw=")).unwrap();
+    // (1 s + 2 s) x 48.8 MiB/s over 2 s = 73.2 MiB/s; the old sum of bandwidths was 97.7.
+    assert!(line.starts_with("    READ: bw=73.2MiB/s (76.8MB/s), 48.8MiB/s-48.8MiB/s"), "{line}");
+    assert!(line.ends_with("run=1000-2000msec"), "{line}");
+    let v = fio_json(&r, &JsonOptions::default());
+    let per = |j: usize| v["jobs"][j]["read"]["bw_agg"].as_f64().unwrap();
+    assert!((per(0) - 66.67).abs() < 0.1 && (per(1) - 66.67).abs() < 0.1, "{} {}", per(0), per(1));
+}
+
+#[test]
+fn unified_rw_reporting_mixed_and_both() {
+    let base = "[global]\nbs=4k\nsize=16m\nruntime=1\ntime_based\nrw=randrw\niodepth=4\n";
+    let v = fio_json(&sample_result(&format!("{base}[m]\nunified_rw_reporting=mixed\n")), &JsonOptions::default());
+    let job = v["jobs"][0].as_object().unwrap();
+    assert!(job.contains_key("mixed") && !job.contains_key("read") && !job.contains_key("sync"));
+    // 4 outstanding on 4 servers of 80 us: 50k IOPS, reads and writes together.
+    let iops = job["mixed"]["iops"].as_f64().unwrap();
+    assert!((iops - 50_000.0).abs() < 100.0, "{iops}");
+    let t = normal_text(&sample_result(&format!("{base}[m]\nunified_rw_reporting=1\n")));
+    assert!(t.contains("  mixed: IOPS=50.0k") && !t.contains("  read: IOPS"), "{t}");
+    assert!(t.contains("   MIXED: bw=195MiB/s") && !t.contains("READ:"), "{t}");
+
+    let v = fio_json(&sample_result(&format!("{base}[b]\nunified_rw_reporting=both\n")), &JsonOptions::default());
+    let job = &v["jobs"][0];
+    let keys: Vec<&String> = job.as_object().unwrap().keys().skip(6).take(5).collect();
+    assert_eq!(keys, ["read", "write", "trim", "sync", "mixed"]);
+    let sum = job["read"]["io_bytes"].as_u64().unwrap() + job["write"]["io_bytes"].as_u64().unwrap();
+    assert_eq!(job["mixed"]["io_bytes"].as_u64(), Some(sum));
+    let t = normal_text(&sample_result(&format!("{base}[b]\nunified_rw_reporting=both\n")));
+    assert!(t.contains("    READ: bw=") && t.contains("   WRITE: bw=") && t.contains("   MIXED: bw=195MiB/s"), "{t}");
+}
+
+#[test]
+fn series_file_names_never_collide() {
+    use host_bench::report::series_file_names;
+    let names = series_file_names(["a", "a", "b c", "a", "a.2", "b_c"]);
+    assert_eq!(names, ["a", "a.2", "b_c", "a.3", "a_2", "b_c.2"]);
+    let distinct: std::collections::HashSet<&String> = names.iter().collect();
+    assert_eq!(distinct.len(), names.len());
+}

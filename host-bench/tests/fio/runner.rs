@@ -191,3 +191,40 @@ fn geometry_errors_surface() {
     let e = run(&file("[j]\nbs=2m\n"), &mut dev, &mut RunOptions::new(1)).unwrap_err();
     assert!(e.to_string().contains("cannot hold a 2097152-byte I/O"), "{e}");
 }
+
+#[test]
+fn fresh_random_fill_writes_every_block_once_per_loop() {
+    // fio's default random map: `rw=randwrite size=100%` leaves no LBA unwritten.
+    let mut dev = MockDevice::new(16 << 20, 8, 10_000);
+    let r = run_on("[fill]\nrw=randwrite\nbs=4k\niodepth=8\nsize=100%\nloops=2\n", &mut dev);
+    assert_eq!(r.jobs[0].dirs[1].ios, 2 * 4096);
+    for pass in dev.log.chunks(4096) {
+        let mut offsets: Vec<u64> = pass.iter().map(|(_, req)| req.offset_bytes).collect();
+        offsets.sort_unstable();
+        assert_eq!(offsets, (0..4096).map(|b| b * 4096).collect::<Vec<_>>());
+    }
+    // norandommap: about 1/e of the blocks stay unwritten after one pass.
+    let mut dev = MockDevice::new(16 << 20, 8, 10_000);
+    run_on("[fill]\nrw=randwrite\nbs=4k\niodepth=8\nsize=100%\nnorandommap\n", &mut dev);
+    let written: std::collections::HashSet<u64> = dev.log.iter().map(|(_, req)| req.offset_bytes).collect();
+    let unwritten = 1.0 - written.len() as f64 / 4096.0;
+    assert!((unwritten - 0.368).abs() < 0.03, "{unwritten}");
+}
+
+#[test]
+fn ramp_longer_than_a_size_based_job_reports_every_io() {
+    // fio 3.33 (checked): a size-based job that ends inside its ramp_time keeps its statistics
+    // (they are reset only when the ramp ends); a longer job reports what followed the ramp.
+    // 4 outstanding on 4 servers of 80 us: 50k IOPS, so 4096 I/Os take 81.9 ms.
+    let mut dev = MockDevice::new(GIB, 4, 80_000);
+    let r = run_on("[j]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=4\nramp_time=1\n", &mut dev);
+    let j = &r.jobs[0];
+    assert_eq!((j.dirs[1].ios, j.dirs[1].io_bytes), (4096, 16 << 20));
+    assert!((j.runtime_ns() as f64 - 81.92e6).abs() < 0.2e6, "{}", j.runtime_ns());
+    assert!(j.iodepth_levels.iter().sum::<u64>() == 4096);
+    assert!(!j.series.is_empty());
+    let mut dev = MockDevice::new(GIB, 4, 80_000);
+    let r = run_on("[j]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=4\nramp_time=40ms\n", &mut dev);
+    let ios = r.jobs[0].dirs[1].ios;
+    assert!((ios as i64 - 2096).abs() < 8, "{ios}");
+}

@@ -1,0 +1,217 @@
+//! The same job files through real fio (Debian's fio 3.33) and `ssdlab run --target` on the same
+//! small file, both O_DIRECT: per job, identical `total_ios` and `io_bytes` (size-based jobs),
+//! the same I/O offsets per loop from both `write_iolog`s (in order for sequential patterns, as
+//! sets for random ones), every block exactly once per loop where the random map applies, and
+//! the same keys in each job's JSON.
+//!
+//! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
+//! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const FILE_BYTES: u64 = 16 << 20;
+
+/// One (action, offset, length) per I/O of an iolog v3, in log order.
+fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("fio version 3 iolog"), "{}", path.display());
+    lines
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f.as_slice() {
+                [_, _, act, off, len] => Some((act.to_string(), off.parse().unwrap(), len.parse().unwrap())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+fn fio_available() -> bool {
+    Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+struct Case {
+    name: &'static str,
+    body: &'static str,
+    /// Bytes per loop (the job's size) and loops.
+    loop_bytes: u64,
+    loops: u64,
+    /// Offsets in the same order (sequential) or as per-loop sets (random map).
+    ordered: bool,
+    /// Reads and writes mixed at random: only the totals over directions must agree.
+    mixed: bool,
+}
+
+const CASES: &[Case] = &[
+    Case { name: "seqwrite", body: "rw=write\nbs=64k\nsize=4m", loop_bytes: 4 << 20, loops: 1, ordered: true, mixed: false },
+    Case {
+        name: "seqread-loops",
+        body: "rw=read\nbs=16k\nsize=2m\noffset=1m\nloops=2",
+        loop_bytes: 2 << 20,
+        loops: 2,
+        ordered: true,
+        mixed: false,
+    },
+    Case { name: "randwrite", body: "rw=randwrite\nbs=4k\nsize=4m", loop_bytes: 4 << 20, loops: 1, ordered: false, mixed: false },
+    Case {
+        name: "randread-loops",
+        body: "rw=randread\nbs=8k\nsize=2m\noffset=4m\nloops=3",
+        loop_bytes: 2 << 20,
+        loops: 3,
+        ordered: false,
+        mixed: false,
+    },
+    Case {
+        name: "randrw-lfsr",
+        body: "rw=randrw\nrwmixread=70\nbs=4k\nsize=2m\nrandom_generator=lfsr",
+        loop_bytes: 2 << 20,
+        loops: 1,
+        ordered: false,
+        mixed: true,
+    },
+    Case {
+        name: "randrw-unified",
+        body: "rw=randrw\nbs=4k\nsize=2m\nunified_rw_reporting=mixed",
+        loop_bytes: 2 << 20,
+        loops: 1,
+        ordered: false,
+        mixed: true,
+    },
+    Case {
+        name: "randwrite-qd8",
+        body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",
+        loop_bytes: 4 << 20,
+        loops: 1,
+        ordered: false,
+        mixed: false,
+    },
+];
+
+fn job_json(out: &std::process::Output, who: &str) -> Value {
+    assert!(out.status.success(), "{who}: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{who} JSON: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+    v["jobs"][0].clone()
+}
+
+fn work_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fio-vs-ssdlab-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn fio_and_ssdlab_issue_the_same_ios() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    for case in CASES {
+        let (fio_log, ssd_log) = (dir.join(format!("{}.fio.log", case.name)), dir.join(format!("{}.ssd.log", case.name)));
+        let job = |log: &Path| {
+            format!(
+                "[{}]\nfilename={}\nioengine=libaio\ndirect=1\n{}\nwrite_iolog={}\n",
+                case.name,
+                data.display(),
+                case.body,
+                log.display()
+            )
+        };
+        let (fio_job, ssd_job) = (dir.join(format!("{}.fio", case.name)), dir.join(format!("{}.ssd.fio", case.name)));
+        std::fs::write(&fio_job, job(&fio_log)).unwrap();
+        std::fs::write(&ssd_job, job(&ssd_log)).unwrap();
+        let fio_out = dir.join(format!("{}.fio.json", case.name));
+        let fio = Command::new("fio")
+            .args(["--output-format=json", &format!("--output={}", fio_out.display())])
+            .arg(&fio_job)
+            .output()
+            .expect("run fio");
+        let fio = std::process::Output { stdout: std::fs::read(&fio_out).unwrap_or_default(), ..fio };
+        let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["run", ssd_job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+            .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
+            .output()
+            .expect("run ssdlab");
+        let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
+        let name = case.name;
+
+        // Totals per direction (mixed jobs: over all directions; the split is random).
+        let totals = |j: &Value, d: &str| {
+            (j[d]["total_ios"].as_u64().unwrap_or(0), j[d]["io_bytes"].as_u64().unwrap_or(0))
+        };
+        if case.mixed {
+            let sum = |j: &Value| {
+                let (r, w, m) = (totals(j, "read"), totals(j, "write"), totals(j, "mixed"));
+                (r.0 + w.0 + m.0, r.1 + w.1 + m.1)
+            };
+            assert_eq!(sum(&f), sum(&s), "{name}: total_ios, io_bytes");
+        } else {
+            for d in ["read", "write", "trim"] {
+                assert_eq!(totals(&f, d), totals(&s, d), "{name} {d}: total_ios, io_bytes");
+            }
+        }
+        assert_eq!(sum_bytes(&f), case.loop_bytes * case.loops, "{name}: fio moved size x loops");
+
+        // The same keys in each job object and each direction object.
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<String>>();
+        assert_eq!(keys(&f), keys(&s), "{name}: job keys");
+        let dir = if f.get("mixed").is_some() { "mixed" } else { "read" };
+        assert_eq!(keys(&f[dir]), keys(&s[dir]), "{name}: {dir} keys");
+
+        // Offsets per loop, from both iologs.
+        let (fl, sl) = (iolog_ios(&fio_log), iolog_ios(&ssd_log));
+        assert_eq!(fl.len(), sl.len(), "{name}: I/Os logged");
+        let per_loop = |ios: &[(String, u64, u64)]| -> Vec<Vec<(u64, u64)>> {
+            let mut loops = vec![Vec::new()];
+            let mut bytes = 0;
+            for (_, off, len) in ios {
+                if bytes == case.loop_bytes {
+                    loops.push(Vec::new());
+                    bytes = 0;
+                }
+                loops.last_mut().unwrap().push((*off, *len));
+                bytes += len;
+            }
+            loops
+        };
+        let (floops, sloops) = (per_loop(&fl), per_loop(&sl));
+        assert_eq!(floops.len() as u64, case.loops, "{name}: loops in fio's log");
+        for (k, (fo, so)) in floops.iter().zip(&sloops).enumerate() {
+            if case.ordered {
+                assert_eq!(fo, so, "{name} loop {k}: offsets in order");
+            } else {
+                let (fs, ss): (BTreeSet<_>, BTreeSet<_>) = (fo.iter().collect(), so.iter().collect());
+                let only_fio: Vec<_> = fs.difference(&ss).take(5).collect();
+                let only_ssd: Vec<_> = ss.difference(&fs).take(5).collect();
+                assert!(
+                    fs == ss,
+                    "{name} loop {k}: offset sets differ: {} distinct in fio's log, {} in ssdlab's; \
+                     only fio (first 5): {only_fio:?}; only ssdlab: {only_ssd:?}",
+                    fs.len(),
+                    ss.len()
+                );
+                assert_eq!(ss.len(), so.len(), "{name} loop {k}: every block exactly once");
+            }
+        }
+        if !case.mixed {
+            let actions: BTreeSet<&str> = fl.iter().chain(&sl).map(|io| io.0.as_str()).collect();
+            assert_eq!(actions.len(), 1, "{name}: one direction in both logs: {actions:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn sum_bytes(j: &Value) -> u64 {
+    ["read", "write", "trim", "mixed"].iter().map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0)).sum()
+}
