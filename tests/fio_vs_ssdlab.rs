@@ -47,7 +47,14 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case { name: "seqwrite", body: "rw=write\nbs=64k\nsize=4m", loop_bytes: 4 << 20, loops: 1, ordered: true, mixed: false },
+    Case {
+        name: "seqwrite",
+        body: "rw=write\nbs=64k\nsize=4m",
+        loop_bytes: 4 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
     Case {
         name: "seqread-loops",
         body: "rw=read\nbs=16k\nsize=2m\noffset=1m\nloops=2",
@@ -56,7 +63,14 @@ const CASES: &[Case] = &[
         ordered: true,
         mixed: false,
     },
-    Case { name: "randwrite", body: "rw=randwrite\nbs=4k\nsize=4m", loop_bytes: 4 << 20, loops: 1, ordered: false, mixed: false },
+    Case {
+        name: "randwrite",
+        body: "rw=randwrite\nbs=4k\nsize=4m",
+        loop_bytes: 4 << 20,
+        loops: 1,
+        ordered: false,
+        mixed: false,
+    },
     Case {
         name: "randread-loops",
         body: "rw=randread\nbs=8k\nsize=2m\noffset=4m\nloops=3",
@@ -118,7 +132,8 @@ fn fio_and_ssdlab_issue_the_same_ios() {
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     for case in CASES {
-        let (fio_log, ssd_log) = (dir.join(format!("{}.fio.log", case.name)), dir.join(format!("{}.ssd.log", case.name)));
+        let (fio_log, ssd_log) =
+            (dir.join(format!("{}.fio.log", case.name)), dir.join(format!("{}.ssd.log", case.name)));
         let job = |log: &Path| {
             format!(
                 "[{}]\nfilename={}\nioengine=libaio\ndirect=1\n{}\nwrite_iolog={}\n",
@@ -147,9 +162,8 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         let name = case.name;
 
         // Totals per direction (mixed jobs: over all directions; the split is random).
-        let totals = |j: &Value, d: &str| {
-            (j[d]["total_ios"].as_u64().unwrap_or(0), j[d]["io_bytes"].as_u64().unwrap_or(0))
-        };
+        let totals =
+            |j: &Value, d: &str| (j[d]["total_ios"].as_u64().unwrap_or(0), j[d]["io_bytes"].as_u64().unwrap_or(0));
         if case.mixed {
             let sum = |j: &Value| {
                 let (r, w, m) = (totals(j, "read"), totals(j, "write"), totals(j, "mixed"));

@@ -217,7 +217,11 @@ fn power_state_in_note(row: &MeasuredRow, f: &DriveFacts, notes: &mut Vec<String
         return Err("relative_iops needs a power cap (power_cap_w) or a power state named in the note".into());
     };
     let w = f.states_w.get(n).copied().ok_or_else(|| {
-        format!("the note names power state {n}; the profile has {} (PS0..PS{})", f.states_w.len(), f.states_w.len() - 1)
+        format!(
+            "the note names power state {n}; the profile has {} (PS0..PS{})",
+            f.states_w.len(),
+            f.states_w.len() - 1
+        )
     })?;
     notes.push(format!("the note's power state {n} is the profile's PS{n} = {w} W"));
     Ok(w)
@@ -366,7 +370,8 @@ mod tests {
 
     #[test]
     fn relative_rows_run_at_the_named_power_state() {
-        let r = row("a,tiny,,,vdbench,steady,SQL profile,,68.42,80%,,,relative_iops,0.85,ratio,power mode 1 reaches 85%");
+        let r =
+            row("a,tiny,,,vdbench,steady,SQL profile,,68.42,80%,,,relative_iops,0.85,ratio,power mode 1 reaches 85%");
         let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
         assert_eq!((p.metric, p.power_cap_w), (Metric::RelativeIops, Some(6.0)));
         let r = row("b,tiny,,4,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,qualitative");

@@ -1130,4 +1130,3 @@ impl SimSsd {
         Ok(())
     }
 }
-

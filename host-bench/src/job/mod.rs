@@ -13,11 +13,11 @@
 //! ```
 
 mod error;
+mod options_table;
 mod parse;
 pub mod pattern;
 pub mod randmap;
 pub mod registry;
-mod options_table;
 mod resolve;
 mod value;
 pub mod zipf;

@@ -78,7 +78,10 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
                         Applied::Known
                     }
                     Support::Refused if opts.ignore_unsupported => {
-                        warnings.push(format!("{file}:{}: ignoring refused option '{}': {}", opt.line, opt.key, def.meaning));
+                        warnings.push(format!(
+                            "{file}:{}: ignoring refused option '{}': {}",
+                            opt.line, opt.key, def.meaning
+                        ));
                         continue;
                     }
                     Support::Refused => {

@@ -145,7 +145,8 @@ mod tests {
 
     #[test]
     fn names_and_aliases_are_unique() {
-        let mut all: Vec<&str> = OPTIONS.iter().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())).collect();
+        let mut all: Vec<&str> =
+            OPTIONS.iter().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())).collect();
         let n = all.len();
         all.sort_unstable();
         all.dedup();

@@ -2,7 +2,9 @@
 
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
-use super::{BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, UnifiedRw, Zone};
+use super::{
+    BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, UnifiedRw, Zone,
+};
 
 /// Whether an option was recognised.
 pub(crate) enum Applied {
@@ -62,7 +64,9 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "write_iolog" => return Err(loc.bad("is empty", "a file path")),
         "zonemode" if v.trim() == "none" => {}
         "zonemode" => {
-            return Err(loc.bad("is not supported", "none (strided and zbd zones are not modelled; use one job per region)"))
+            return Err(
+                loc.bad("is not supported", "none (strided and zbd zones are not modelled; use one job per region)")
+            )
         }
         "kb_base" if v.trim() == "1024" => {}
         "kb_base" => return Err(loc.bad("is not supported", "1024 (fio's default); write decimal sizes in bytes")),
@@ -98,8 +102,25 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
 /// fio's verify methods; `0` means none.
 fn verify_method(v: &str, loc: &Loc) -> Result<Option<String>, JobError> {
     const METHODS: [&str; 19] = [
-        "md5", "crc64", "crc32", "crc32c-intel", "crc32c", "crc16", "crc7", "sha1", "sha256", "sha512", "sha3-224",
-        "sha3-256", "sha3-384", "sha3-512", "xxhash", "meta", "pattern", "null", "0",
+        "md5",
+        "crc64",
+        "crc32",
+        "crc32c-intel",
+        "crc32c",
+        "crc16",
+        "crc7",
+        "sha1",
+        "sha256",
+        "sha512",
+        "sha3-224",
+        "sha3-256",
+        "sha3-384",
+        "sha3-512",
+        "xxhash",
+        "meta",
+        "pattern",
+        "null",
+        "0",
     ];
     match v.trim() {
         "0" => Ok(None),

@@ -77,10 +77,8 @@ pub fn series_file_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<St
     names
         .into_iter()
         .map(|name| {
-            let safe: String = name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-                .collect();
+            let safe: String =
+                name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
             // Sanitised names hold no '.', so a suffixed name never equals another job's name.
             let n = seen.entry(safe.clone()).or_insert(0);
             *n += 1;

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use super::summary::{dir_summary, dir_summary_in, group_dir, group_mixed, mixed_view, runtime_ms, DirSummary, GroupDir};
+use super::summary::{
+    dir_summary, dir_summary_in, group_dir, group_mixed, mixed_view, runtime_ms, DirSummary, GroupDir,
+};
 use crate::job::UnifiedRw;
 use crate::runner::{JobResult, RunResult};
 use crate::stats::Histogram;

@@ -30,7 +30,10 @@ fn docs_table_is_generated_from_the_registry() {
         std::fs::write(path, &want).unwrap();
     }
     let have = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(have == want, "docs/fio-options.md is stale: run SSDLAB_BLESS=1 cargo test -p host-bench --test fio registry");
+    assert!(
+        have == want,
+        "docs/fio-options.md is stale: run SSDLAB_BLESS=1 cargo test -p host-bench --test fio registry"
+    );
     for o in OPTIONS {
         assert!(have.contains(&format!("| `{}` |", o.name)), "{}", o.name);
     }
@@ -96,8 +99,7 @@ fn refused_options_name_file_line_option_and_alternative() {
     assert!(e.contains("offset modifier") && e.contains("percentage_random"), "{e}");
     let e = parse("zonemode=strided").unwrap_err();
     assert!(e.contains("'zonemode' = strided is not supported (allowed none"), "{e}");
-    let lenient =
-        parse_str("[j]\nflow=1\n", "x.fio", &ParseOptions { ignore_unsupported: true }).unwrap();
+    let lenient = parse_str("[j]\nflow=1\n", "x.fio", &ParseOptions { ignore_unsupported: true }).unwrap();
     assert_eq!(lenient.warnings.len(), 1);
     assert!(lenient.warnings[0].contains("ignoring refused option 'flow'"), "{:?}", lenient.warnings);
 }
