@@ -15,6 +15,10 @@
 //! # }
 //! ```
 
+mod results;
+mod setup;
+use setup::{new_instance, new_slot};
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::SeedableRng;
@@ -571,54 +575,6 @@ impl GroupRun {
             .map_or_else(String::new, |s| s.result.name.clone());
         RunError::Device { job, source }
     }
-
-    fn flush_submitted(&mut self, opts: &mut RunOptions) {
-        if let (Some(log), Some(cb)) = (self.submitted.as_mut(), opts.on_submit.as_mut()) {
-            cb(log);
-            log.clear();
-        }
-    }
-
-    fn report_progress(&mut self, now_ns: u64, opts: &mut RunOptions) {
-        let Some(cb) = opts.progress.as_mut() else {
-            return;
-        };
-        let n = self.instances.len().max(1) as f64;
-        let in_group = self.instances.iter().map(|i| i.fraction(now_ns)).sum::<f64>() / n;
-        let fraction = (self.group as f64 + in_group) / self.groups.max(1) as f64;
-        cb(RunProgress { group: self.group, groups: self.groups, fraction });
-    }
-
-    fn into_results(mut self, now_ns: u64) -> Vec<JobResult> {
-        for inst in &self.instances {
-            let slot = &mut self.slots[inst.slot];
-            if let Some(ss) = slot.result.steady_state.as_mut() {
-                slot.ss_all_reached &= inst.ss_reached_ns.is_some();
-                ss.reached_at_ns = ss.reached_at_ns.max(inst.ss_reached_ns);
-            }
-        }
-        self.slots
-            .into_iter()
-            .map(|mut s| {
-                let measured = s.result.dirs.iter().any(|d| d.ios > 0);
-                if let Some(ramp) = s.ramp.take().filter(|r| !measured && r.dirs.iter().any(|d| d.ios > 0)) {
-                    // Every instance ended inside its ramp: fio never reset the statistics.
-                    let r = *ramp;
-                    (s.result.dirs, s.result.iodepth_levels) = (r.dirs, r.iodepth_levels);
-                    (s.result.start_ns, s.result.end_ns, s.series) = (r.start_ns, r.end_ns, r.series);
-                }
-                let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
-                s.result.end_ns = end;
-                s.series.finish(end);
-                s.result.series_interval_ns = s.series.interval_ns();
-                s.result.series = s.series.into_points();
-                if let Some(ss) = s.result.steady_state.as_mut() {
-                    ss.reached = s.ss_all_reached;
-                }
-                s.result
-            })
-            .collect()
-    }
 }
 
 /// fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64.
@@ -629,105 +585,4 @@ fn depth_bucket(depth: u32) -> usize {
         64.. => 6,
         d => (32 - (d - 1).leading_zeros()).min(5) as usize,
     }
-}
-
-fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
-    let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
-    let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
-        criterion: SteadyState {
-            dur_ns: scale(s.dur_ns, opts.time_scale),
-            ramp_ns: scale(s.ramp_ns, opts.time_scale),
-            ..s
-        },
-        reached: false,
-        reached_at_ns: None,
-    });
-    Slot {
-        result: JobResult {
-            name: spec.name.clone(),
-            groupid: group,
-            instances: 0,
-            options: spec.options.clone(),
-            rw: spec.rw,
-            iodepth: spec.iodepth,
-            percentile_list: spec.percentile_list.clone(),
-            description: spec.description.clone(),
-            unified_rw: spec.unified_rw,
-            dirs: Default::default(),
-            series: Vec::new(),
-            series_interval_ns: opts.series_interval_ns.max(1),
-            start_ns: u64::MAX,
-            end_ns: 0,
-            iodepth_levels: [0; 7],
-            steady_state,
-            host_usage: None,
-        },
-        series: SeriesRecorder::new(origin, opts.series_interval_ns),
-        ss_all_reached: true,
-        ramp: (origin > now_ns).then(|| {
-            Box::new(RampStats {
-                dirs: Default::default(),
-                series: SeriesRecorder::new(now_ns, opts.series_interval_ns),
-                iodepth_levels: [0; 7],
-                start_ns: now_ns,
-                end_ns: 0,
-            })
-        }),
-    }
-}
-
-fn new_instance(
-    spec: &JobSpec,
-    job_index: usize,
-    clone: u32,
-    slot: usize,
-    info: &DeviceInfo,
-    now_ns: u64,
-    opts: &RunOptions,
-) -> Result<Instance, RunError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
-    let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
-    let ts = opts.time_scale;
-    let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
-    let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
-    let loops = u64::from(spec.loops.max(1));
-    let (budget_bytes, budget_ios) = if spec.time_based {
-        (u64::MAX, u64::MAX)
-    } else if let Some(n) = spec.number_ios {
-        (u64::MAX, n.saturating_mul(loops))
-    } else {
-        let lbs = u64::from(info.logical_block_bytes);
-        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
-        pattern.set_loop_bytes(per_loop);
-        (per_loop.saturating_mul(loops), u64::MAX)
-    };
-    let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
-    let ss = spec.steadystate.and_then(|s| {
-        let scaled = SteadyState { dur_ns: scale(s.dur_ns, ts), ramp_ns: scale(s.ramp_ns, ts), ..s };
-        SteadyStateTracker::new(scaled, measure_from_ns, ss_interval)
-    });
-    Ok(Instance {
-        pattern,
-        job: job_index as u32,
-        clone,
-        ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
-        slot,
-        iodepth: spec.iodepth.max(1),
-        outstanding: 0,
-        start_ns: now_ns,
-        measure_from_ns,
-        end_ns,
-        budget_bytes,
-        budget_ios,
-        issued_bytes: 0,
-        issued_ios: 0,
-        rate_iops: spec.rate_iops.unwrap_or(0),
-        arrivals: 0,
-        next_arrival_ns: now_ns,
-        stopped: false,
-        finished: false,
-        ss,
-        ss_reached_ns: None,
-    })
 }

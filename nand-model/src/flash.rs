@@ -7,6 +7,9 @@
 //! The caller (the FTL) submits [`NandOp`]s and pulls [`NandDone`]s in time order with
 //! [`Flash::advance_until`]; nothing here knows what the data means.
 
+mod power;
+mod suspend;
+
 use crate::energy::Energy;
 use crate::event::EventQueue;
 use crate::fastdiv::FastDiv;
@@ -267,23 +270,6 @@ impl Flash {
         }
     }
 
-    /// A host read found its idle die holding a program or erase that waits for the power
-    /// governor: that op goes back to the head of its queue (and off the wait list) so the read
-    /// is not kept behind the budget of a write. Reads the governor holds stay where they are.
-    #[cold]
-    fn unhold_for_read(&mut self, now: SimTime, die: usize) {
-        let Some((held, _)) = self.dies[die].held else { return };
-        if held.kind == OpKind::Read {
-            return;
-        }
-        if let Some(g) = self.governor.as_deref_mut() {
-            g.unhold(now, die as u32);
-        }
-        let d = &mut self.dies[die];
-        d.held = None;
-        d.writes.push_front(held);
-    }
-
     /// Pops the next completion due at or before `limit`, starting whatever its die does next.
     pub fn advance_until(&mut self, limit: SimTime) -> Option<NandDone> {
         while let Some((t, ev)) = self.events.pop_until(limit) {
@@ -407,81 +393,6 @@ impl Flash {
         self.events.push(end, Event::PlaneRead(slot));
     }
 
-    /// Starts `op` at `now` if the power governor admits it, else holds it on its die.
-    #[inline]
-    fn start(&mut self, now: SimTime, op: NandOp) {
-        if self.governor.as_deref().is_some_and(Governor::capped) {
-            let (e, p) = self.cost(&op);
-            if let Some(g) = self.governor.as_deref_mut() {
-                let host_read = op.kind == OpKind::Read && !op.background;
-                if let Admission::Wait(at) = g.admit(now, e, p, host_read, false) {
-                    let first = g.head().is_none();
-                    g.hold(now, op.die, host_read);
-                    self.dies[op.die as usize].held = Some((op, now));
-                    if let (true, Some(at)) = (first, at) {
-                        self.schedule_wake(at);
-                    }
-                    return;
-                }
-            }
-        }
-        self.book(now, op);
-    }
-
-    /// Energy (array + transfer + host datapath share, J) and peak draw (W) of `op`: what the
-    /// governor charges. O(1).
-    fn cost(&self, op: &NandOp) -> (f64, f64) {
-        let t = &self.timing;
-        let planes = op.planes.max(1) as u32;
-        let (array_ns, w) = match op.kind {
-            OpKind::Read => (t.read_array_ns(op.page_type as u32, planes), self.energy.read_w),
-            OpKind::Program => (t.program_array_ns(planes), self.energy.prog_w),
-            OpKind::Erase => (t.erase_array_ns(planes), self.energy.erase_w),
-        };
-        let array_w = w * planes as f64;
-        let host_j = self.governor.as_deref().map_or(0.0, |g| g.config().host_j_per_byte * op.bytes as f64);
-        let e = Energy::joules(array_w, array_ns)
-            + Energy::joules(self.energy.transfer_w, t.transfer_ns(op.bytes))
-            + host_j;
-        (e, array_w.max(self.energy.transfer_w))
-    }
-
-    fn release(&mut self, op: &NandOp) {
-        let (_, p) = self.cost(op);
-        if let Some(g) = self.governor.as_deref_mut() {
-            g.release(p);
-        }
-    }
-
-    fn schedule_wake(&mut self, at: SimTime) {
-        if let Some(g) = self.governor.as_deref_mut() {
-            if g.wake_at != Some(at) {
-                g.wake_at = Some(at);
-                self.events.push(at, Event::GovWake);
-            }
-        }
-    }
-
-    /// Starts waiting ops in arrival order while the governor admits them.
-    fn drain(&mut self, now: SimTime) {
-        loop {
-            let Some(die) = self.governor.as_deref().and_then(Governor::head) else { return };
-            let Some((op, since)) = self.dies[die as usize].held else { return };
-            let (e, p) = self.cost(&op);
-            let Some(g) = self.governor.as_deref_mut() else { return };
-            let host_read = op.kind == OpKind::Read && !op.background;
-            match g.admit(now, e, p, host_read, true) {
-                Admission::Start => {
-                    g.pop_head(now, now - since);
-                    self.dies[die as usize].held = None;
-                    self.book(now, op);
-                }
-                Admission::Wait(Some(at)) => return self.schedule_wake(at),
-                Admission::Wait(None) => return,
-            }
-        }
-    }
-
     /// Books the die and channel for `op` starting no earlier than `now`.
     #[inline]
     fn book(&mut self, now: SimTime, op: NandOp) {
@@ -512,58 +423,6 @@ impl Flash {
         let d = &mut self.dies[op.die as usize];
         d.running = Some(Running { op, start, end, suspends: 0 });
         self.events.push(end, Event::DieDone { die: op.die, generation: d.generation });
-    }
-
-    /// Serves a read at once by suspending the die's program or erase, if worth it.
-    fn try_suspend_for(&mut self, now: SimTime, op: NandOp) -> bool {
-        let t = self.timing;
-        let d = &self.dies[op.die as usize];
-        let Some(run) = d.running else { return false };
-        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns || run.suspends >= t.max_suspends_per_op {
-            return false;
-        }
-        let mut extra_w = 0.0;
-        if self.governor.as_deref().is_some_and(Governor::capped) {
-            // A read the governor kept from suspending waits in the queue; later reads must not
-            // suspend past it (each suspension pushes the program's end out, starving it).
-            if !self.dies[op.die as usize].reads.is_empty() {
-                return false;
-            }
-            // The read reserves its whole draw on top of the suspended op's credit: counting only
-            // the difference let overlapping suspend/resume edges exceed the credits (found by
-            // the property test); over-reserving for the few microseconds of a read is safe.
-            let (e, p) = self.cost(&op);
-            let extra = p;
-            if !self.governor.as_deref_mut().is_some_and(|g| g.admit_suspend_read(now, e, extra)) {
-                return false;
-            }
-            extra_w = extra;
-        }
-        let d = &self.dies[op.die as usize];
-        let ch = self.geo.channel_of(op.die) as usize;
-        let planes = op.planes.max(1) as u32;
-        let array_ns = t.read_array_ns(op.page_type as u32, planes);
-        let xfer = t.transfer_ns(op.bytes);
-        let array_start = (now + t.t_suspend_ns).max(d.suspended_reads_until);
-        let cmd = self.channels[ch].reserve(now, array_start.saturating_sub(t.t_cmd_ns).max(now), t.t_cmd_ns);
-        let array_start = array_start.max(cmd + t.t_cmd_ns);
-        let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
-        let end = x + xfer;
-        self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
-        self.stats.suspends += 1;
-        let d = &mut self.dies[op.die as usize];
-        d.suspended_reads_until = array_start + array_ns;
-        // The suspended operation loses the read's array time plus a suspend and a resume.
-        let delay = array_ns + 2 * t.t_suspend_ns;
-        if let Some(r) = d.running.as_mut() {
-            r.end += delay;
-            r.suspends += 1;
-            d.generation = d.generation.wrapping_add(1);
-            self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
-        }
-        let slot = self.park_read(op, cmd, extra_w);
-        self.events.push(end, Event::SuspendedRead(slot));
-        true
     }
 
     #[allow(clippy::too_many_arguments)]

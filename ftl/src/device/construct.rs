@@ -1,0 +1,118 @@
+//! Building a `SimSsd` from a profile: scaling, capacity and OP checks, GC thresholds, governor.
+
+use super::*;
+
+impl SimSsd {
+    pub fn new(p: &ValidatedProfile, opts: &DeviceOptions) -> Result<SimSsd, DeviceError> {
+        let prof = &p.profile;
+        let (geo, factor) = scale_geometry(&p.geometry, opts.scale_divisor.max(1));
+        let mu = prof.controller.mapping_unit_bytes;
+        let layout = Layout::new(geo, mu)?;
+        let raw_full = p.geometry.raw_bytes();
+        let user_full = match (opts.user_capacity_bytes, opts.op) {
+            (Some(u), _) => u,
+            (None, Some(op)) => {
+                if !(op > 0.0 && op <= 10.0) {
+                    return Err(DeviceError::Op(op * 100.0));
+                }
+                (raw_full as f64 / (1.0 + op)) as u64
+            }
+            (None, None) => prof.host.user_capacity_bytes,
+        };
+        let user_mus = ((user_full as f64 / factor) as u64 / mu as u64) as u32;
+        let blocks = layout.blocks;
+        let pct_blocks = |pct: f64| (blocks as f64 * pct / 100.0).ceil() as u32;
+        let reserved_per_die = ((layout.blocks_per_die as f64 * prof.ftl.reserved_blocks_pct / 100.0).round() as u32)
+            .min(layout.blocks_per_die / 2);
+        let host_reserve = pct_blocks(prof.ftl.gc_fg_free_pct).max(2);
+        let threshold = pct_blocks(prof.ftl.gc_bg_free_pct).max(host_reserve + 2);
+        let in_service = blocks - reserved_per_die * layout.dies;
+        let usable_mus = (in_service.saturating_sub(threshold)) as u64 * layout.mus_per_block as u64;
+        if user_mus as u64 >= usable_mus || user_mus == 0 {
+            let usable = (usable_mus as f64 * mu as f64 * factor) as u64;
+            return Err(DeviceError::Capacity {
+                user: user_full,
+                usable,
+                min_op_pct: (raw_full as f64 / usable as f64 - 1.0) * 100.0,
+            });
+        }
+        let cfg = CoreConfig {
+            user_mus,
+            policy: opts.gc_policy.unwrap_or(prof.ftl.gc_policy),
+            hot_cold_separation: opts.hot_cold_separation.unwrap_or(prof.ftl.hot_cold_separation),
+            gc_threshold_blocks: threshold,
+            host_reserve_blocks: host_reserve,
+            reserved_blocks_per_die: reserved_per_die,
+            track_sequence: opts.track_sequence,
+        };
+        let user_sim = user_mus as u64 * mu as u64;
+        let capacity = Capacity {
+            scale_factor: factor,
+            raw_bytes_full: raw_full,
+            user_bytes_full: (user_sim as f64 * factor).round() as u64,
+            raw_bytes_sim: geo.raw_bytes(),
+            user_bytes_sim: user_sim,
+            op: (geo.raw_bytes() as f64 - user_sim as f64) / user_sim as f64,
+            reserved_blocks: reserved_per_die * layout.dies,
+            gc_threshold_blocks: threshold,
+            blocks,
+        };
+        let mut timing = p.timing;
+        timing.t_bers_ns = (timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round() as SimTime;
+        let mut flash = Flash::new(geo, timing, p.energy);
+        if opts.power_cap_w.is_some() || opts.power_meter_interval_ns.is_some() {
+            let standby_w = p.energy.standby_w * geo.dies() as f64;
+            let interval_ns = opts.power_meter_interval_ns.unwrap_or(1_000_000_000);
+            let gc = prof.power.governor_config(opts.power_cap_w, standby_w, interval_ns);
+            flash.set_governor(Some(nand_model::Governor::new(gc, geo.dies())?));
+        }
+        let ctrl = &prof.controller;
+        Ok(SimSsd {
+            core: FtlCore::new(layout, cfg),
+            flash,
+            capacity,
+            lb_bytes: prof.host.logical_block_bytes,
+            mu_bytes: mu,
+            now: 0,
+            events: DevEvents::new(),
+            cmds: Vec::new(),
+            free_cmds: Vec::new(),
+            outstanding: 0,
+            pending_writes: VecDeque::new(),
+            buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
+            buffer_used_mus: 0,
+            ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
+            ctrl_free: 0,
+            pcie: TransferTimer::new(prof.host.pcie_bytes_per_s() as u64),
+            pcie_in_free: 0,
+            pcie_out_free: 0,
+            read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
+            write_ack_ns: us_to_ns(ctrl.write_ack_us),
+            pus: Vec::new(),
+            free_pus: Vec::new(),
+            waiting_programs: vec![VecDeque::new(); 2 * geo.dies() as usize],
+            read_waiters: VecDeque::new(),
+            read_waiters_base: 0,
+            next_waiter: vec![NO_QUEUE; 2 * geo.dies() as usize],
+            pu_reads_from: [0; 2],
+            read_run_start: 0,
+            gc_reads: InOrderTracker::default(),
+            pu_done: [InOrderTracker::default(), InOrderTracker::default()],
+            victims: VecDeque::new(),
+            pending_erases: 0,
+            scratch: Vec::new(),
+            admit_events: Vec::new(),
+            stall: Stall::None,
+            pacing: None,
+            counters: Counters::default(),
+            controller_idle_w: prof.power.controller_idle_w,
+            host_j_per_byte: prof.power.host_pj_per_byte * 1e-12,
+            plp: opts.plp.unwrap_or(ctrl.plp),
+            read_ahead: (ctrl.read_ahead_kib > 0)
+                .then(|| ReadAhead::new(((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32)),
+            hint_ring: [u32::MAX; HINT_STAGE],
+            hint_pos: 0,
+            rmw: RmwReads::default(),
+        })
+    }
+}

@@ -1,0 +1,120 @@
+//! GC as the timed device runs it: when to start a victim, pacing its relocation against host
+//! writes, and erasing victims once their data is safe.
+
+use super::*;
+
+impl SimSsd {
+    /// Runs GC: starts a victim when free blocks (counting erases under way) fall below the
+    /// threshold and relocates it *paced* against host writes — the victim's word lines are
+    /// spread over the host writes that consume the space it will free, so GC work is smooth
+    /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
+    /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
+    pub(super) fn maybe_gc(&mut self) {
+        loop {
+            if let Some(mut p) = self.pacing {
+                let urgent = matches!(self.stall, Stall::Space(_))
+                    || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
+                if !urgent && p.host_mus < p.next_at {
+                    break;
+                }
+                let target =
+                    if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
+                let want = target.saturating_sub(p.wls_done);
+                if want == 0 {
+                    break;
+                }
+                let mut ev = std::mem::take(&mut self.scratch);
+                let step = self.core.relocate_step(want.min(u32::MAX as u64) as u32, &mut ev);
+                self.run_core_events(&mut ev);
+                self.scratch = ev;
+                p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));
+                self.pacing = Some(p);
+                match step {
+                    Step::Done => {
+                        self.pacing = None;
+                        self.victim_relocated(p.victim);
+                    }
+                    Step::More | Step::Stalled => break,
+                }
+                continue;
+            }
+            if !self.core.gc_wanted(self.pending_erases) {
+                break;
+            }
+            let Some(v) = self.core.pick_victim() else { break };
+            let l = self.core.layout;
+            let valid = self.core.blocks.valid[v as usize] as u64;
+            let wls_total = l.wls_written(self.core.blocks.write_ptr[v as usize]) as u64;
+            self.core.start_relocation(v);
+            let mut p = Pacing {
+                victim: v,
+                wls_total,
+                gain_mus: (l.mus_per_block as u64).saturating_sub(valid).max(1),
+                host_mus: if valid == 0 { u64::MAX / wls_total.max(1) } else { 0 },
+                wls_done: 0,
+                next_at: 0,
+            };
+            p.set_done(0);
+            self.pacing = Some(p);
+        }
+        // Host writes blocked on space while a victim waits for a half-filled program unit:
+        // pad it so the victim can be erased (padding counts as NAND writes).
+        // Only when no program of the GC stream is in flight: otherwise its completion will
+        // make progress and padding would waste NAND writes.
+        if matches!(self.stall, Stall::Space(_)) && !self.plp && !self.victims.is_empty() {
+            let si = self.core.gc_stream();
+            let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
+            if gc_programs_idle && self.core.stream_has_open_unit(si) {
+                let mut ev = std::mem::take(&mut self.scratch);
+                self.core.pad_open_units(&mut ev);
+                self.run_core_events(&mut ev);
+                self.scratch = ev;
+            }
+        }
+        self.erase_ready_victims();
+    }
+
+    /// A victim's data has all been moved: queue its erase for when that data is safe.
+    pub(super) fn victim_relocated(&mut self, v: u32) {
+        // With PLP the relocated data is safe in the controller's protected DRAM once read, so
+        // the victim can be erased then; without PLP it must first be programmed.
+        let after = if self.plp {
+            self.gc_reads.next()
+        } else {
+            let si = self.core.gc_stream();
+            self.pu_done[si].next() + self.core.stream_has_open_unit(si) as u64
+        };
+        self.victims.push_back((v, after));
+        self.pending_erases += 1;
+    }
+
+    /// Everything below this sequence is safe, so victims waiting for it may be erased: GC
+    /// reads done (with PLP) or GC programs done (without).
+    #[inline]
+    pub(super) fn erase_watermark(&self) -> u64 {
+        if self.plp {
+            self.gc_reads.watermark()
+        } else {
+            self.pu_done[self.core.gc_stream()].watermark()
+        }
+    }
+
+    #[inline]
+    pub(super) fn erase_ready_victims(&mut self) {
+        if self.victims.front().is_some_and(|&(_, after)| self.erase_watermark() >= after) {
+            self.erase_victims();
+        }
+    }
+
+    pub(super) fn erase_victims(&mut self) {
+        while let Some(&(v, after)) = self.victims.front() {
+            if self.erase_watermark() < after {
+                break;
+            }
+            self.victims.pop_front();
+            let l = self.core.layout;
+            let planes = l.geo.planes_per_die as u8;
+            self.flash.submit(self.now, NandOp::erase(TAG_ERASE | v as u64, l.die_of_block(v), planes));
+        }
+    }
+}

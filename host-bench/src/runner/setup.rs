@@ -1,0 +1,105 @@
+//! Setting up a group's jobs: per-job state (the slot) and each job instance with its pattern,
+//! sizes, rate and steady-state criterion.
+
+use super::*;
+
+pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
+    let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
+    let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
+        criterion: SteadyState {
+            dur_ns: scale(s.dur_ns, opts.time_scale),
+            ramp_ns: scale(s.ramp_ns, opts.time_scale),
+            ..s
+        },
+        reached: false,
+        reached_at_ns: None,
+    });
+    Slot {
+        result: JobResult {
+            name: spec.name.clone(),
+            groupid: group,
+            instances: 0,
+            options: spec.options.clone(),
+            rw: spec.rw,
+            iodepth: spec.iodepth,
+            percentile_list: spec.percentile_list.clone(),
+            description: spec.description.clone(),
+            unified_rw: spec.unified_rw,
+            dirs: Default::default(),
+            series: Vec::new(),
+            series_interval_ns: opts.series_interval_ns.max(1),
+            start_ns: u64::MAX,
+            end_ns: 0,
+            iodepth_levels: [0; 7],
+            steady_state,
+            host_usage: None,
+        },
+        series: SeriesRecorder::new(origin, opts.series_interval_ns),
+        ss_all_reached: true,
+        ramp: (origin > now_ns).then(|| {
+            Box::new(RampStats {
+                dirs: Default::default(),
+                series: SeriesRecorder::new(now_ns, opts.series_interval_ns),
+                iodepth_levels: [0; 7],
+                start_ns: now_ns,
+                end_ns: 0,
+            })
+        }),
+    }
+}
+
+pub(super) fn new_instance(
+    spec: &JobSpec,
+    job_index: usize,
+    clone: u32,
+    slot: usize,
+    info: &DeviceInfo,
+    now_ns: u64,
+    opts: &RunOptions,
+) -> Result<Instance, RunError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
+    let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+    let ts = opts.time_scale;
+    let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
+    let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
+    let loops = u64::from(spec.loops.max(1));
+    let (budget_bytes, budget_ios) = if spec.time_based {
+        (u64::MAX, u64::MAX)
+    } else if let Some(n) = spec.number_ios {
+        (u64::MAX, n.saturating_mul(loops))
+    } else {
+        let lbs = u64::from(info.logical_block_bytes);
+        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        pattern.set_loop_bytes(per_loop);
+        (per_loop.saturating_mul(loops), u64::MAX)
+    };
+    let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
+    let ss = spec.steadystate.and_then(|s| {
+        let scaled = SteadyState { dur_ns: scale(s.dur_ns, ts), ramp_ns: scale(s.ramp_ns, ts), ..s };
+        SteadyStateTracker::new(scaled, measure_from_ns, ss_interval)
+    });
+    Ok(Instance {
+        pattern,
+        job: job_index as u32,
+        clone,
+        ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
+        slot,
+        iodepth: spec.iodepth.max(1),
+        outstanding: 0,
+        start_ns: now_ns,
+        measure_from_ns,
+        end_ns,
+        budget_bytes,
+        budget_ios,
+        issued_bytes: 0,
+        issued_ios: 0,
+        rate_iops: spec.rate_iops.unwrap_or(0),
+        arrivals: 0,
+        next_arrival_ns: now_ns,
+        stopped: false,
+        finished: false,
+        ss,
+        ss_reached_ns: None,
+    })
+}

@@ -1,0 +1,57 @@
+//! Program/erase suspend: a host read served at once by suspending its die's program or erase.
+
+use super::*;
+
+impl Flash {
+    /// Serves a read at once by suspending the die's program or erase, if worth it.
+    pub(super) fn try_suspend_for(&mut self, now: SimTime, op: NandOp) -> bool {
+        let t = self.timing;
+        let d = &self.dies[op.die as usize];
+        let Some(run) = d.running else { return false };
+        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns || run.suspends >= t.max_suspends_per_op {
+            return false;
+        }
+        let mut extra_w = 0.0;
+        if self.governor.as_deref().is_some_and(Governor::capped) {
+            // A read the governor kept from suspending waits in the queue; later reads must not
+            // suspend past it (each suspension pushes the program's end out, starving it).
+            if !self.dies[op.die as usize].reads.is_empty() {
+                return false;
+            }
+            // The read reserves its whole draw on top of the suspended op's credit: counting only
+            // the difference let overlapping suspend/resume edges exceed the credits (found by
+            // the property test); over-reserving for the few microseconds of a read is safe.
+            let (e, p) = self.cost(&op);
+            let extra = p;
+            if !self.governor.as_deref_mut().is_some_and(|g| g.admit_suspend_read(now, e, extra)) {
+                return false;
+            }
+            extra_w = extra;
+        }
+        let d = &self.dies[op.die as usize];
+        let ch = self.geo.channel_of(op.die) as usize;
+        let planes = op.planes.max(1) as u32;
+        let array_ns = t.read_array_ns(op.page_type as u32, planes);
+        let xfer = t.transfer_ns(op.bytes);
+        let array_start = (now + t.t_suspend_ns).max(d.suspended_reads_until);
+        let cmd = self.channels[ch].reserve(now, array_start.saturating_sub(t.t_cmd_ns).max(now), t.t_cmd_ns);
+        let array_start = array_start.max(cmd + t.t_cmd_ns);
+        let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
+        let end = x + xfer;
+        self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
+        self.stats.suspends += 1;
+        let d = &mut self.dies[op.die as usize];
+        d.suspended_reads_until = array_start + array_ns;
+        // The suspended operation loses the read's array time plus a suspend and a resume.
+        let delay = array_ns + 2 * t.t_suspend_ns;
+        if let Some(r) = d.running.as_mut() {
+            r.end += delay;
+            r.suspends += 1;
+            d.generation = d.generation.wrapping_add(1);
+            self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
+        }
+        let slot = self.park_read(op, cmd, extra_w);
+        self.events.push(end, Event::SuspendedRead(slot));
+        true
+    }
+}
