@@ -46,6 +46,13 @@ pub struct BlockTable {
     min_hint: u32,
     /// Blocks returned to the free lists so far: lets callers cache "no block available".
     pub releases: u64,
+    blocks_per_die: u32,
+    /// Victims (erase pending) of each die: blocks that will be free soon.
+    victims_on_die: Vec<u32>,
+    /// Free blocks each die keeps back from host writes (GC's reserve), and the dies with
+    /// more free blocks than that.
+    host_reserve_per_die: u32,
+    host_free_dies: DieMask,
 }
 
 const NIL: u32 = u32::MAX;
@@ -64,6 +71,7 @@ impl BlockTable {
         for die in 0..layout.dies {
             free_dies.set(die, usable > 0);
         }
+        let free_dies_copy = free_dies.clone();
         let mut state = vec![BlockState::Free; n];
         for die in 0..layout.dies {
             let base = die * layout.blocks_per_die;
@@ -88,7 +96,30 @@ impl BlockTable {
             prev: vec![NIL; n],
             min_hint: 0,
             releases: 0,
+            blocks_per_die: layout.blocks_per_die,
+            victims_on_die: vec![0; layout.dies as usize],
+            host_reserve_per_die: 0,
+            host_free_dies: free_dies_copy,
         }
+    }
+
+    /// Sets how many free blocks each die keeps back from host writes.
+    pub fn set_host_reserve_per_die(&mut self, r: u32) {
+        self.host_reserve_per_die = r;
+        for die in 0..self.free.len() {
+            self.update_host_free(die as u32);
+        }
+    }
+
+    #[inline]
+    fn update_host_free(&mut self, die: u32) {
+        let n = self.free[die as usize].len() as u32;
+        self.host_free_dies.set(die, n > 0 && n + self.victims_on_die[die as usize] > self.host_reserve_per_die);
+    }
+
+    /// Dies where a host write stream may open a block (more free blocks than GC's reserve).
+    pub fn host_free_dies(&self) -> &DieMask {
+        &self.host_free_dies
     }
 
     fn link(&mut self, b: u32) {
@@ -153,6 +184,32 @@ impl BlockTable {
             self.unlink(b);
         }
         self.state[b as usize] = BlockState::Victim;
+        let die = b / self.blocks_per_die;
+        self.victims_on_die[die as usize] += 1;
+        self.update_host_free(die);
+    }
+
+    /// Dies of the table.
+    pub fn dies(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    /// Blocks of `die` that are free or will be once their erase is done.
+    #[inline]
+    pub fn supply(&self, die: u32) -> u32 {
+        self.free[die as usize].len() as u32 + self.victims_on_die[die as usize]
+    }
+
+    /// Block ids of `die`.
+    pub fn die_blocks(&self, die: u32) -> std::ops::Range<u32> {
+        die * self.blocks_per_die..(die + 1) * self.blocks_per_die
+    }
+
+    /// Whether `b` can be a GC victim: closed, written (not reserved), with an invalid unit.
+    #[inline]
+    pub fn is_candidate(&self, b: u32, mus_per_block: u32) -> bool {
+        let i = b as usize;
+        self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
     }
 
     /// The closed block with the fewest valid MUs, if it has fewer than `limit`.
@@ -187,6 +244,7 @@ impl BlockTable {
             self.free_dies.set(die, false);
         }
         self.free_total -= 1;
+        self.update_host_free(die);
         let i = b as usize;
         self.state[i] = BlockState::Open;
         self.write_ptr[i] = 0;
@@ -202,12 +260,14 @@ impl BlockTable {
         debug_assert_eq!(self.state[i], BlockState::Victim);
         debug_assert_eq!(self.valid[i], 0);
         self.state[i] = BlockState::Free;
+        self.victims_on_die[die as usize] -= 1;
         self.erase_count[i] += 1;
         self.write_ptr[i] = 0;
         self.prog_done[i] = 0;
         self.free[die as usize].push_back(block);
         self.free_dies.set(die, true);
         self.free_total += 1;
+        self.update_host_free(die);
         self.releases += 1;
     }
 
@@ -239,6 +299,15 @@ impl BlockTable {
         self.free_total = self.free.iter().map(|q| q.len() as u32).sum();
         for (die, q) in self.free.iter().enumerate() {
             self.free_dies.set(die as u32, !q.is_empty());
+        }
+        for die in 0..self.free.len() as u32 {
+            self.update_host_free(die);
+        }
+        self.victims_on_die.fill(0);
+        for (b, &s) in self.state.iter().enumerate() {
+            if s == BlockState::Victim {
+                self.victims_on_die[layout.die_of_block(b as u32) as usize] += 1;
+            }
         }
     }
 

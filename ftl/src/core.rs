@@ -184,13 +184,18 @@ impl FtlCore {
             pu_die: 0,
         };
         let total = layout.total_mus() as usize;
+        let mut blocks = BlockTable::new(&layout, cfg.reserved_blocks_per_die);
+        // GC's reserve is kept on every die: a host stream that could open blocks only while the
+        // drive-wide count exceeded it would, once GC runs flat out, get one freed block at a
+        // time and pour all its writes into that one die.
+        blocks.set_host_reserve_per_die((cfg.host_reserve_blocks + layout.dies / 2) / layout.dies);
         FtlCore {
             l2p: filled_vec(cfg.user_mus as usize, NONE),
             p2l: filled_vec(total, NONE),
             valid_bits: filled_vec(total.div_ceil(64), 0),
             seq: if cfg.track_sequence { filled_vec(total, 0) } else { Vec::new() },
             trim_log: Vec::new(),
-            blocks: BlockTable::new(&layout, cfg.reserved_blocks_per_die),
+            blocks,
             streams: [stream(), stream()],
             layout,
             cfg,
@@ -226,8 +231,7 @@ impl FtlCore {
         if self.host_blocked_at.get() == Some(self.blocks.releases) {
             return false;
         }
-        let reserve_ok = self.blocks.free_total() > self.cfg.host_reserve_blocks;
-        let ok = s.open_dies.next_from(s.cursor, reserve_ok.then(|| self.blocks.free_dies())).is_some();
+        let ok = s.open_dies.next_from(s.cursor, Some(self.blocks.host_free_dies())).is_some();
         self.host_blocked_at.set(if ok { None } else { Some(self.blocks.releases) });
         ok
     }
@@ -278,9 +282,9 @@ impl FtlCore {
     /// skipping dies with no room and no free block.
     fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
         let dies = self.layout.dies;
-        let may_take = is_gc || self.blocks.free_total() > self.cfg.host_reserve_blocks;
+        let takeable = if is_gc { self.blocks.free_dies() } else { self.blocks.host_free_dies() };
         let s = &self.streams[si];
-        let die = s.open_dies.next_from(s.cursor, may_take.then(|| self.blocks.free_dies())).ok_or(NoSpace)?;
+        let die = s.open_dies.next_from(s.cursor, Some(takeable)).ok_or(NoSpace)?;
         if !s.open_dies.get(die) {
             let b = self.blocks.take_free(die, si as u8).ok_or(NoSpace)?;
             let s = &mut self.streams[si];

@@ -23,10 +23,19 @@ pub const CB_BATCH_DIVISOR: usize = 256;
 pub struct VictimChooser {
     /// Cost-benefit candidates, best last.
     batch: Vec<u32>,
+    /// Where the search for the neediest die starts (rotates, so equal dies take turns).
+    die_cursor: u32,
 }
 
 impl VictimChooser {
     /// Picks the closed block to collect next, or `None` when no closed block has an invalid unit.
+    ///
+    /// The victim comes from the die that most needs a free block (fewest free plus
+    /// erase-pending blocks), chosen there by the policy. Write streams stripe program units
+    /// over the dies round-robin and skip a die without a free block, so a die left without
+    /// one idles while the others program: firmware that collects superblocks (one block per
+    /// die) never lets that happen, and neither does this. Falls back to the whole drive when
+    /// the neediest dies hold no candidate.
     pub fn choose(
         &mut self,
         blocks: &mut BlockTable,
@@ -34,6 +43,18 @@ impl VictimChooser {
         mus_per_block: u32,
         now_mus: u64,
     ) -> Option<u32> {
+        let dies = blocks.dies();
+        let need = (0..dies).map(|d| blocks.supply(d)).min()?;
+        for k in 0..dies {
+            let die = (self.die_cursor + k) % dies;
+            if blocks.supply(die) != need {
+                continue;
+            }
+            if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+                self.die_cursor = (die + 1) % dies;
+                return Some(b);
+            }
+        }
         match policy {
             GcPolicy::Greedy => blocks.min_valid_closed(mus_per_block),
             GcPolicy::CostBenefit => self.cost_benefit(blocks, mus_per_block, now_mus),
@@ -83,6 +104,22 @@ impl VictimChooser {
     /// Forgets batched candidates (after power-loss recovery rebuilds the block table).
     pub fn reset(&mut self) {
         self.batch.clear();
+    }
+}
+
+/// The policy's choice among the candidates of one die (a scan of its blocks; ties go to the
+/// lowest block id, for determinism).
+fn choose_on_die(blocks: &BlockTable, die: u32, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+    let candidates = blocks.die_blocks(die).filter(|&b| blocks.is_candidate(b, mus_per_block));
+    match policy {
+        GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid[b as usize]),
+        GcPolicy::CostBenefit => candidates
+            .map(|b| {
+                let age = now_mus.saturating_sub(blocks.closed_at[b as usize]);
+                (score(blocks.valid[b as usize], mus_per_block, age), b)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+            .map(|(_, b)| b),
     }
 }
 
