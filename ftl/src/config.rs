@@ -28,6 +28,17 @@ pub struct HostConfig {
 pub struct ControllerConfig {
     /// Command-processing limit of the controller (all queues, all cores), thousand commands/s.
     pub cmd_limit_kiops: f64,
+    /// Write-command limit of the controller, thousand commands/s: a write holds the command
+    /// processor longer than a read (mapping update, buffer allocation, journal entry), so a
+    /// drive whose NAND could take more random writes (low WA at high OP) stops here. Unset =
+    /// `cmd_limit_kiops` (writes cost what reads cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cmd_limit_kiops: Option<f64>,
+    /// Write-data limit of the controller's datapath (DMA into DRAM, buffer management), MB/s:
+    /// a write holds the command processor at least its bytes at this rate. Sequential writes
+    /// stop here when the NAND could program faster. Unset = no such limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bandwidth_mbps: Option<f64>,
     /// Firmware, ECC decode and DMA time added to every NAND read on its way to the host, us.
     #[serde(default = "d_read_overhead")]
     pub read_overhead_us: f64,
@@ -201,6 +212,12 @@ impl HostConfig {
 impl ControllerConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_f64("controller.cmd_limit_kiops", self.cmd_limit_kiops, 1.0, 100_000.0)?;
+        if let Some(w) = self.write_cmd_limit_kiops {
+            check_f64("controller.write_cmd_limit_kiops", w, 1.0, self.cmd_limit_kiops)?;
+        }
+        if let Some(b) = self.write_bandwidth_mbps {
+            check_f64("controller.write_bandwidth_mbps", b, 10.0, 1_000_000.0)?;
+        }
         check_f64("controller.read_overhead_us", self.read_overhead_us, 0.0, 1_000.0)?;
         check_f64("controller.write_ack_us", self.write_ack_us, 0.0, 1_000.0)?;
         check_u64("controller.write_buffer_mib", self.write_buffer_mib.into(), 1, 65_536)?;

@@ -245,6 +245,10 @@ pub struct SimSsd {
     pub(crate) buffer_cap_mus: u64,
     pub(crate) buffer_used_mus: u64,
     pub(crate) ctrl_ns_per_cmd: SimTime,
+    /// Command-processor time of a write (>= `ctrl_ns_per_cmd`).
+    pub(crate) ctrl_ns_per_write: SimTime,
+    /// Command-processor time per byte written, ps (0 = no write-bandwidth limit).
+    pub(crate) ctrl_ps_per_write_byte: u64,
     pub(crate) ctrl_free: SimTime,
     /// PCIe transfer times (either direction).
     pub(crate) pcie: TransferTimer,
@@ -388,7 +392,12 @@ impl SimSsd {
         // The first mapping lookup of this command is a likely cache miss: start it now.
         crate::core::prefetch(&self.core.l2p, first as usize);
         let start = self.ctrl_free.max(self.now);
-        self.ctrl_free = start + self.ctrl_ns_per_cmd;
+        self.ctrl_free = start
+            + if op == HostOp::Write {
+                self.ctrl_ns_per_write.max(len as u64 * self.ctrl_ps_per_write_byte / 1000)
+            } else {
+                self.ctrl_ns_per_cmd
+            };
         if start == self.now {
             self.dispatch(slot);
         } else {

@@ -82,6 +82,8 @@ impl SimSsd {
             buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
             buffer_used_mus: 0,
             ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
+            ctrl_ps_per_write_byte: ctrl.write_bandwidth_mbps.map_or(0, |bw| (1e6 / bw).round() as u64),
+            ctrl_ns_per_write: (1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round() as SimTime,
             ctrl_free: 0,
             pcie: TransferTimer::new(prof.host.pcie_bytes_per_s() as u64),
             pcie_in_free: 0,
