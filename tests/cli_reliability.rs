@@ -263,3 +263,95 @@ fn read_jobs_open_read_only_and_image_files_with_a_filesystem_are_protected() {
     let o = run(w, &img, &["--allow-destroy"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Starts `ssdlab ARGS`, sends SIGTERM after `after`, and returns its output.
+fn terminated_after(args: &[&str], after: std::time::Duration) -> Output {
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    sigterm(&child);
+    let t = std::time::Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(t.elapsed().as_secs() < 20, "took {:?} to stop after SIGTERM", t.elapsed());
+    o
+}
+
+#[test]
+fn sigterm_on_validate_keeps_the_finished_rows_marked_interrupted() {
+    let dir = temp_dir("sigval");
+    let csv = dir.join("m.csv");
+    // A QD1 read on a fresh tiny drive takes about a second; the generic-tlc row preconditions a
+    // drive with 2 drive writes first, which takes minutes.
+    std::fs::write(
+        &csv,
+        format!(
+            "{HEAD}quick,tiny,,,fio,fob,4k random read QD1,4k,100,yes,1,1,mean_latency,60,us,\n\
+             slow,generic-tlc,,,ezfio,steady,4k random write,4k,0,yes,,,iops,20000,iops,\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("v");
+    let args = ["validate", "--measured", csv.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    // Give a loaded machine more time before concluding the quick row cannot finish first.
+    for wait_s in [4, 10, 25] {
+        let o = terminated_after(&args, std::time::Duration::from_secs(wait_s));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("validation.json")).unwrap()).unwrap();
+        assert_eq!(v["interrupted"], serde_json::Value::Bool(true));
+        let skipped = v["skipped"].as_array().unwrap();
+        assert!(skipped.iter().any(|s| s["id"] == "slow" && s["reason"] == "not run: interrupted"), "{v}");
+        if v["rows"].as_array().unwrap().iter().any(|r| r["id"] == "quick") {
+            assert!(std::fs::read_to_string(out.join("validation.txt")).unwrap().contains("INTERRUPTED"));
+            return;
+        }
+    }
+    panic!("the quick row never finished before the signal");
+}
+
+#[test]
+fn sigterm_on_calibrate_writes_the_best_fit_so_far_marked_interrupted() {
+    let dir = temp_dir("sigcal");
+    let csv = dir.join("m.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "{HEAD}rr32,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,30000,iops,\n\
+             rr1,tiny,,,fio,steady,4k random read QD1,4k,100,yes,1,1,mean_latency,70,us,\n\
+             rw32,tiny,,,fio,steady,4k random write,4k,0,yes,32,1,iops,9000,iops,\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("cal.toml");
+    let args = [
+        "calibrate",
+        "--drive",
+        "tiny",
+        "--measured",
+        csv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--params",
+        "t_r_us,read_overhead_us,t_prog_us",
+        "--max-iter",
+        "50",
+    ];
+    // Signalled before its starting point is simulated, the fit has nothing to write: wait longer.
+    for wait_s in [6, 15, 40] {
+        let o = terminated_after(&args, std::time::Duration::from_secs(wait_s));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        if let Ok(text) = std::fs::read_to_string(&out) {
+            assert!(text.contains("# INTERRUPTED after"), "{text}");
+            assert!(stderr(&o).contains("best fit so far"), "{}", stderr(&o));
+            let o = ssdlab(&["drive", "show", out.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(0), "the interrupted fit does not load: {}", stderr(&o));
+            return;
+        }
+        assert!(stderr(&o).contains("nothing fitted"), "{}", stderr(&o));
+    }
+    panic!("the fit never got past its starting point before the signal");
+}

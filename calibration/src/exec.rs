@@ -14,20 +14,35 @@ use host_bench::simrun::{SimConfig, SimSession};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// How to run: the simulated scale and the master seed.
+/// How to run: the simulated scale, the master seed and the stop token.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     /// None = automatic (`host_bench::simrun::auto_scale`).
     pub scale_divisor: Option<u32>,
     pub seed: u64,
+    /// Set (by a signal) to stop: simulations under way end early and are not reported, rows
+    /// not started are not run; rows finished before keep their results.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunSettings {
     fn default() -> Self {
-        RunSettings { scale_divisor: None, seed: 1 }
+        RunSettings { scale_divisor: None, seed: 1, stop: None }
     }
 }
+
+impl RunSettings {
+    /// The stop token is set: results from now on are incomplete.
+    pub fn stopped(&self) -> bool {
+        self.stop.as_deref().is_some_and(|s| s.load(Ordering::SeqCst))
+    }
+}
+
+/// Why a row has no result when the run was stopped.
+pub const NOT_RUN_INTERRUPTED: &str = "not run: interrupted";
 
 /// A plan's simulated figure and the facts needed to read it.
 #[derive(Clone, Debug)]
@@ -124,7 +139,7 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     let factor = session.scale_factor();
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
-    if let Err(e) = run_text(&mut session, &fill_job()) {
+    if let Err(e) = run_text(&mut session, &fill_job(), s) {
         return members.iter().map(|&i| (i, Err(format!("fill: {e}")))).collect();
     }
     let mut preconditioned = false;
@@ -132,7 +147,7 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
         let p = &plans[i];
         if p.phase == Phase::Random && p.steady && !preconditioned {
             preconditioned = true;
-            if let Err(e) = run_text(&mut session, &precondition_job(user_bytes)) {
+            if let Err(e) = run_text(&mut session, &precondition_job(user_bytes), s) {
                 out.extend(
                     members
                         .iter()
@@ -148,7 +163,7 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
         // ends; a 20 s stability window then reports that transient as CoV (22% instead of
         // 0.3% on the 7a40).
         session.cfg.seed = s.seed.wrapping_add(1 + out.len() as u64);
-        let r = run_text(&mut session, &measure_job(p, user_bytes, factor)).and_then(|v| {
+        let r = run_text(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|v| {
             let job = v["jobs"].as_array().and_then(|a| a.last()).ok_or("no job in the result")?;
             let value = fio_metric(job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
             Ok(Prediction {
@@ -162,9 +177,16 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     out
 }
 
-fn run_text(session: &mut SimSession, text: &str) -> Result<Value, String> {
+/// Runs one job; a run the stop token cut short (or that would start after it) is no result.
+fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<Value, String> {
+    if s.stopped() {
+        return Err(NOT_RUN_INTERRUPTED.into());
+    }
     let file = job::parse_str(text, "calibration.fio", &ParseOptions::default()).map_err(|e| e.to_string())?;
-    let r = session.run(&file, None, None).map_err(|e| e.to_string())?;
+    let r = session.run(&file, s.stop.as_deref(), None).map_err(|e| e.to_string())?;
+    if r.interrupted || s.stopped() {
+        return Err(NOT_RUN_INTERRUPTED.into());
+    }
     Ok(session.json(&r, false))
 }
 

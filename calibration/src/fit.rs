@@ -71,6 +71,10 @@ pub struct FitResult {
     pub simulations: usize,
     pub iterations: usize,
     pub seed: u64,
+    /// Stopped by a signal: the parameters are the best the fit had accepted by then (the
+    /// start if no step had been), not a converged fit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     #[serde(skip)]
     pub profile: DriveProfile,
 }
@@ -103,6 +107,8 @@ pub enum FitError {
     NoParams(String),
     #[error("{0}")]
     Profile(String),
+    #[error("interrupted before the starting point was simulated; nothing fitted")]
+    Interrupted,
 }
 
 /// Residual of a failed simulation: a factor of 10, so the optimiser steers away from it.
@@ -132,6 +138,10 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
     };
     let all = vec![true; plans.len()];
     let start_pred = ev.eval(&x0, &all, None);
+    let stopped = || opts.settings.stopped();
+    if stopped() {
+        return Err(FitError::Interrupted);
+    }
     let mut x = x0.clone();
     let mut pred = start_pred.clone();
     let mut loss = ev.loss(&pred);
@@ -153,6 +163,9 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
                 (step, ev.eval(&xj, &mask, Some(&pred)))
             })
             .collect();
+        if stopped() {
+            break; // the differences are incomplete
+        }
         let jac: Vec<Vec<f64>> = cols
             .iter()
             .map(|(step, pj)| ev.residuals(pj).iter().zip(&res).map(|(a, b)| (a - b) / step).collect())
@@ -171,6 +184,9 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
                 break;
             }
             let pn = ev.eval(&xn, &all, None);
+            if stopped() {
+                break; // incomplete: keep the last accepted point
+            }
             let ln = ev.loss(&pn);
             if ln < loss {
                 x = xn;
@@ -182,7 +198,7 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
             }
             lambda *= 8.0;
         }
-        if !improved || loss < 1e-8 {
+        if !improved || loss < 1e-8 || stopped() {
             break;
         }
     }
@@ -222,6 +238,7 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
         simulations: ev.sims.load(Ordering::Relaxed) as usize,
         iterations,
         seed: opts.settings.seed,
+        interrupted: stopped(),
         profile,
     })
 }
@@ -427,6 +444,7 @@ mod tests {
             simulations: 1,
             iterations: 1,
             seed: 1,
+            interrupted: false,
             profile,
         };
         assert_eq!(ok.non_finite(), None);

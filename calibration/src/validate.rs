@@ -1,7 +1,7 @@
 //! Validation: run every measured row that can be modelled and compare. The report is a wire
 //! type (its JSON schema is fixed by issue 6); rows that cannot run are listed with a reason.
 
-use crate::exec::{run_plans, RunSettings};
+use crate::exec::{run_plans, RunSettings, NOT_RUN_INTERRUPTED};
 use crate::measured::MeasuredRow;
 use crate::plan::{map_row, DriveFacts, Mapping, Plan};
 use ftl::profile;
@@ -42,6 +42,10 @@ pub struct Report {
     pub throughput_median_abs_rel_error: f64,
     pub throughput_rows: usize,
     pub seed: u64,
+    /// Stopped by a signal: the rows that had finished are here, the rest are skipped as not
+    /// run (written only when true, so a complete report is unchanged).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Drive facts for the mapping from the embedded profiles or profile files.
@@ -83,6 +87,7 @@ pub fn validate(rows: &[MeasuredRow], s: &RunSettings) -> Report {
                 write_amplification: x.wa,
                 scale_divisor: x.scale_divisor,
             }),
+            Err(_) if s.stopped() => skipped.push(Skipped { id: p.id, reason: NOT_RUN_INTERRUPTED.into() }),
             Err(reason) => skipped.push(Skipped { id: p.id, reason: format!("simulation failed: {reason}") }),
         }
     }
@@ -97,6 +102,7 @@ pub fn validate(rows: &[MeasuredRow], s: &RunSettings) -> Report {
         rows: out,
         skipped,
         seed: s.seed,
+        interrupted: s.stopped(),
     }
 }
 
@@ -150,6 +156,9 @@ pub fn table(r: &Report) -> String {
         r.throughput_rows,
         r.max_abs_rel_error * 100.0
     );
+    if r.interrupted {
+        let _ = writeln!(t, "INTERRUPTED: only the rows above that ran are complete");
+    }
     t
 }
 

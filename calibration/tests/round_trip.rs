@@ -25,7 +25,7 @@ fn perturbed_tiny_profile_fits_back_within_5_percent() {
     let facts = |_: &str| Some(DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0, 4.0] });
     let (mut plans, skipped) = plan_rows(&rows, &facts);
     assert!(skipped.is_empty());
-    let settings = RunSettings { scale_divisor: Some(1), seed: 7 };
+    let settings = RunSettings { scale_divisor: Some(1), seed: 7, ..Default::default() };
     let measured: Vec<f64> = run_plans(&plans, &settings).into_iter().map(|r| r.unwrap().value).collect();
     for (p, m) in plans.iter_mut().zip(&measured) {
         p.measured = *m;

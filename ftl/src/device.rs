@@ -179,7 +179,7 @@ pub(crate) struct Cmd {
     next_mu: u32,
     pending: u32,
     data_ready: SimTime,
-    /// Writes: which end units the command covers only partly ([`PARTIAL_HEAD`], [`PARTIAL_TAIL`]).
+    /// Writes and TRIMs: which end units the command covers only partly ([`PARTIAL_HEAD`], [`PARTIAL_TAIL`]).
     partial: u8,
 }
 
@@ -488,7 +488,11 @@ impl SimSsd {
             }
             HostOp::Trim => {
                 self.invalidate_read_ahead(c);
-                for lpn in c.first_lpn..c.first_lpn + c.mus {
+                // Only units the TRIM covers whole are unmapped: a unit it covers partly still
+                // holds sectors the host did not trim.
+                let head = (c.partial & PARTIAL_HEAD != 0) as u32;
+                let tail = (c.partial & PARTIAL_TAIL != 0) as u32;
+                for lpn in c.first_lpn + head..(c.first_lpn + c.mus).saturating_sub(tail) {
                     self.core.trim(lpn);
                 }
                 self.counters.host_trim_bytes += c.len as u64;

@@ -38,6 +38,25 @@ pub enum LayoutError {
     MappingUnit { mu: u32, page: u32 },
     #[error("{mus} mapping units exceed the 32-bit physical address space; use --scale 1/N (N >= {min_scale})")]
     TooLarge { mus: u64, min_scale: u64 },
+    #[error("{mus} mapping units exceed the 32-bit physical address space at every --scale (256 blocks per plane of one word line are kept); the geometry is too large to simulate")]
+    NoScaleFits { mus: u64 },
+}
+
+impl LayoutError {
+    /// The error of a scaled geometry, with its advice made true for the full-size one: the
+    /// smallest divisor (from `full`, not from the already scaled geometry) whose layout fits
+    /// after [`scale_geometry`]'s 256-block floor and word-line rounding.
+    pub fn advise_scale(self, full: &Geometry, mu_bytes: u32) -> LayoutError {
+        let LayoutError::TooLarge { mus, .. } = self else { return self };
+        let full_mus = full.raw_bytes() / mu_bytes as u64;
+        let linear = full_mus.div_ceil(NONE as u64 - 1).clamp(1, u32::MAX as u64) as u32;
+        // Rounding moves the first fitting divisor only a little past the linear estimate.
+        let fits = |d: &u32| Layout::new(scale_geometry(full, *d).0, mu_bytes).is_ok();
+        match (linear..=linear.saturating_mul(2).saturating_add(64)).find(fits) {
+            Some(d) => LayoutError::TooLarge { mus, min_scale: d as u64 },
+            None => LayoutError::NoScaleFits { mus },
+        }
+    }
 }
 
 /// Smallest number of blocks per plane scaling keeps. Each write stream keeps one open block per

@@ -7,6 +7,7 @@
 //! The caller (the FTL) submits [`NandOp`]s and pulls [`NandDone`]s in time order with
 //! [`Flash::advance_until`]; nothing here knows what the data means.
 
+mod check;
 mod power;
 mod suspend;
 

@@ -357,6 +357,13 @@ impl Governor {
     }
 }
 
+/// Most intervals the power series keeps (8 MiB). A longer run merges neighbouring pairs and
+/// doubles the interval, as the host's counter samples do: a merged interval holds the exact
+/// energy, highest bin and throttled time of both halves, so only where a span's boundaries
+/// fall gets coarser, and runs shorter than this many intervals (43.7 simulated minutes at the
+/// 10 ms interval `ssdlab run` meters with) report exactly what they did before the bound.
+pub const MAX_SERIES_INTERVALS: usize = 1 << 18;
+
 /// Energy in fixed bins, closed as time passes.
 #[derive(Clone, Debug)]
 struct Meter {
@@ -396,8 +403,13 @@ impl Meter {
             let e = std::mem::take(&mut self.ring[slot]);
             let w = e / (self.bin_ns as f64 * 1e-9) + self.baseline_w;
             self.peak_w = self.peak_w.max(w);
-            let idx = (self.base / self.interval_bins) as usize;
+            let mut idx = (self.base / self.interval_bins) as usize;
             while self.series.len() <= idx {
+                if self.series.len() == MAX_SERIES_INTERVALS {
+                    self.decimate();
+                    idx = (self.base / self.interval_bins) as usize;
+                    continue;
+                }
                 // One push per interval of simulated time, never per op.
                 let start_ns = self.series.len() as u64 * self.interval_bins * self.bin_ns;
                 self.series.push(PowerInterval { start_ns, ..Default::default() });
@@ -409,10 +421,27 @@ impl Meter {
             if self.base % self.interval_bins == 0 {
                 let t_end = self.base * self.bin_ns;
                 let thr = closed_ns + since.map_or(0, |s| t_end.saturating_sub(s));
-                iv.throttled_ns = thr - self.interval_thr0;
+                // Added, not set: after `decimate` an open interval already holds its first half's.
+                iv.throttled_ns += thr - self.interval_thr0;
                 self.interval_thr0 = thr;
             }
         }
+    }
+
+    /// Merges neighbouring intervals pairwise and doubles the interval. Called when a new
+    /// interval would start with the series full, so every interval is closed and pairs are
+    /// whole (the length is even).
+    fn decimate(&mut self) {
+        let merged = self.series.chunks(2).map(|c| {
+            c[1..].iter().fold(c[0], |a, b| PowerInterval {
+                start_ns: a.start_ns,
+                nand_j: a.nand_j + b.nand_j,
+                peak_w: a.peak_w.max(b.peak_w),
+                throttled_ns: a.throttled_ns + b.throttled_ns,
+            })
+        });
+        self.series = merged.collect();
+        self.interval_bins *= 2;
     }
 
     /// Spreads `energy_j` evenly over `[start, end)`.
@@ -466,6 +495,29 @@ mod tests {
     fn below_baseline_is_an_error() {
         let cfg = GovernorConfig { cap_w: Some(0.5), ..GovernorConfig::meter(1.0, NS_PER_MS) };
         assert!(matches!(Governor::new(cfg, 1), Err(GovernorError::CapBelowBaseline { .. })));
+    }
+
+    #[test]
+    fn series_stays_bounded_with_exact_aggregates() {
+        // One 1 ms interval per bin, 2.5 series' worth: 1 mJ in every bin, 5 mJ in one late bin.
+        let mut g = Governor::new(GovernorConfig::meter(0.0, NS_PER_MS), 1).unwrap();
+        let bins = MAX_SERIES_INTERVALS as u64 * 5 / 2;
+        let spike = 1003; // the last of four 1 ms intervals merged twice
+        for b in 0..bins {
+            let e = if b == spike { 0.005 } else { 0.001 };
+            g.meter_add(b * NS_PER_MS, b * NS_PER_MS, (b + 1) * NS_PER_MS, e);
+        }
+        let s = g.series(bins * NS_PER_MS);
+        assert!(s.len() <= MAX_SERIES_INTERVALS, "{} intervals", s.len());
+        let len_ns = s[1].start_ns - s[0].start_ns;
+        assert_eq!(len_ns, 4 * NS_PER_MS, "decimated twice");
+        assert!(s.windows(2).all(|w| w[1].start_ns - w[0].start_ns == len_ns));
+        let total: f64 = s.iter().map(|i| i.nand_j).sum();
+        assert!((total - (bins as f64 * 0.001 + 0.004)).abs() < 1e-6, "{total}");
+        let hot =
+            s.iter().find(|i| i.start_ns <= spike * NS_PER_MS && spike * NS_PER_MS < i.start_ns + len_ns).unwrap();
+        assert!((hot.peak_w - 5.0).abs() < 1e-9 && (hot.nand_j - 0.008).abs() < 1e-9, "{hot:?}");
+        assert!(s.iter().filter(|i| i.peak_w > 1.5).count() == 1);
     }
 
     #[test]

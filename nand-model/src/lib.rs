@@ -28,6 +28,7 @@ pub mod fastdiv;
 pub mod flash;
 pub mod geometry;
 pub mod governor;
+pub mod mutate;
 pub mod rng;
 pub mod slots;
 pub mod time;

@@ -70,6 +70,18 @@ impl Timeline {
         self.busy.len() - self.head
     }
 
+    /// The live intervals are non-empty, sorted and disjoint (what `reserve` relies on).
+    pub fn check(&self) -> Result<(), String> {
+        let live = &self.busy[self.head..];
+        if let Some(&(s, e)) = live.iter().find(|&&(s, e)| s >= e) {
+            return Err(format!("empty or inverted interval [{s}, {e})"));
+        }
+        match live.windows(2).find(|w| w[0].1 > w[1].0) {
+            Some(w) => Err(format!("bus intervals overlap: {:?} and {:?}", w[0], w[1])),
+            None => Ok(()),
+        }
+    }
+
     pub fn clear(&mut self) {
         self.busy.clear();
         self.head = 0;

@@ -2,9 +2,9 @@
 //! parameters (controller limits, NAND timings within physical bounds, optionally energies) to
 //! measured figures and write the profile with a comment block recording the fit.
 
-use super::common::parse_scale;
+use super::common::{interrupt_flag, parse_scale};
 use super::{print_out, CliError};
-use calibration::fit::{self, FitOptions, FitResult};
+use calibration::fit::{self, FitError, FitOptions, FitResult};
 use calibration::params::{self, Param};
 use calibration::{inputs, validate, MeasuredRow, RunSettings};
 use clap::Args;
@@ -87,11 +87,14 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let opts = FitOptions {
         params: params_sel,
-        settings: RunSettings { scale_divisor, seed: a.seed },
+        settings: RunSettings { scale_divisor, seed: a.seed, stop: Some(interrupt_flag()) },
         max_iter: a.max_iter,
         ..Default::default()
     };
-    let result = fit::fit(&base, &plans, &opts).map_err(CliError::bad_input)?;
+    let result = fit::fit(&base, &plans, &opts).map_err(|e| match e {
+        FitError::Interrupted => CliError::failed(e),
+        e => CliError::bad_input(e),
+    })?;
     text.push_str(&report(&result));
     if let Some(what) = result.non_finite() {
         print_out(&text)?;
@@ -105,7 +108,15 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failed(format!("calibrated profile does not load: {e}")))?;
     std::fs::write(&a.out, out_text).map_err(|e| CliError::failed(format!("{}: {e}", a.out.display())))?;
     let _ = writeln!(text, "wrote {}", a.out.display());
-    print_out(&text)
+    print_out(&text)?;
+    if result.interrupted {
+        return Err(CliError::failed(format!(
+            "interrupted after {} iterations: the best fit so far is in {} (marked interrupted)",
+            result.iterations,
+            a.out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Points, parameters and losses as a table.
@@ -160,6 +171,9 @@ fn report(r: &FitResult) -> String {
 fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "# Calibrated by `ssdlab calibrate` from {base}; inputs: {}", inputs.join(", "));
+    if r.interrupted {
+        let _ = writeln!(t, "# INTERRUPTED after {} iterations: the best fit so far, not converged", r.iterations);
+    }
     let _ = writeln!(
         t,
         "# seed {}, {} iterations, {} simulations; rms log error {:.1}% -> {:.1}%",

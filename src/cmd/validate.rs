@@ -2,7 +2,7 @@
 //! predicted, measured and relative error, worst first (or JSON), with a predicted-vs-measured
 //! plot when `--out DIR` is given.
 
-use super::common::parse_scale;
+use super::common::{interrupt_flag, parse_scale};
 use super::{print_out, CliError};
 use calibration::{measured, plot, validate, RunSettings};
 use clap::{Args, ValueEnum};
@@ -42,7 +42,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
         None => None,
     };
-    let report = validate::validate(&rows, &RunSettings { scale_divisor, seed: a.seed });
+    let stop = interrupt_flag();
+    let report = validate::validate(&rows, &RunSettings { scale_divisor, seed: a.seed, stop: Some(stop) });
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);
     if let Some(dir) = &a.out {
@@ -58,6 +59,12 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     match a.output_format {
         Format::Json => print_out(&json)?,
         Format::Table => print_out(&table)?,
+    }
+    if report.interrupted {
+        return Err(CliError::failed(format!(
+            "interrupted: {} rows finished and written, the rest listed as not run",
+            report.rows.len()
+        )));
     }
     if report.rows.is_empty() {
         return Err(CliError::bad_input(format!(

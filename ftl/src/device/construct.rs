@@ -7,7 +7,7 @@ impl SimSsd {
         let prof = &p.profile;
         let (geo, factor) = scale_geometry(&p.geometry, opts.scale_divisor.max(1));
         let mu = prof.controller.mapping_unit_bytes;
-        let layout = Layout::new(geo, mu)?;
+        let layout = Layout::new(geo, mu).map_err(|e| e.advise_scale(&p.geometry, mu))?;
         let raw_full = p.geometry.raw_bytes();
         let user_full = match (opts.user_capacity_bytes, opts.op) {
             (Some(u), _) => u,

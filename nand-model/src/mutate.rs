@@ -1,0 +1,122 @@
+//! Text mutations for the parser fuzz tests of every crate (job files, profiles, measured CSVs):
+//! a valid file with bytes replaced, ranges dropped or repeated, and tokens swapped for values
+//! parsers get wrong (empty, negative, overflowing, NaN, units, separators). Kept here, in the
+//! lowest crate, so the tests share one mutator; the tests draw the [`Mutation`]s.
+
+/// One edit. `at` and `len` are taken modulo the current text length, `pick` modulo the
+/// table it indexes, so any drawn numbers make a valid edit.
+#[derive(Clone, Copy, Debug)]
+pub struct Mutation {
+    pub kind: u8,
+    pub at: u32,
+    pub len: u32,
+    pub pick: u32,
+}
+
+/// Bytes that mean something to one of the parsers.
+const BYTES: &[u8] = b"=[]\n\r,\"#;:%-+. \t\0/\\0129kKmMgGpPx_ze";
+
+/// Values that overflow, underflow, are not numbers, or carry units and separators.
+pub const TOKENS: &[&str] = &[
+    "",
+    "0",
+    "-0",
+    "-1",
+    "1",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "1e308",
+    "1e309",
+    "-1e309",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "0.0000001",
+    ".",
+    "1.2.3",
+    "-",
+    "+1",
+    "4 k",
+    " 4k ",
+    "1p",
+    "1P",
+    "99999999999999999999k",
+    "16E",
+    "0x10",
+    "1/0",
+    "0/0",
+    "1:2",
+    "100%",
+    "-5%",
+    "4k-1",
+    "1k,2k",
+    "1k:0",
+    "a,b",
+    "\"",
+    "\"\"",
+    "[x]",
+    "true",
+    "yes",
+    "\u{e9}\u{1f4a5}",
+];
+
+/// Applies `edits` in order to `text`; the result is always valid UTF-8 (invalid sequences a
+/// byte edit made are replaced).
+pub fn mutate(text: &str, edits: &[Mutation]) -> String {
+    let mut b = text.as_bytes().to_vec();
+    for e in edits {
+        let n = b.len().max(1);
+        let at = e.at as usize % n;
+        let end = (at + e.len as usize % 64).min(b.len());
+        match e.kind % 5 {
+            0 if !b.is_empty() => b[at] = BYTES[e.pick as usize % BYTES.len()],
+            1 => {
+                b.drain(at.min(b.len())..end);
+            }
+            2 => {
+                let piece = b[at.min(b.len())..end].to_vec();
+                let to = e.pick as usize % n;
+                b.splice(to.min(b.len())..to.min(b.len()), piece);
+            }
+            3 => {
+                // Replace the token around `at` (letters, digits and number punctuation).
+                let word = |c: &u8| c.is_ascii_alphanumeric() || b"._+-".contains(c);
+                let at = at.min(b.len());
+                let start = b[..at].iter().rposition(|c| !word(c)).map_or(0, |p| p + 1);
+                let stop = b[at..].iter().position(|c| !word(c)).map_or(b.len(), |p| at + p);
+                b.splice(start..stop, TOKENS[e.pick as usize % TOKENS.len()].bytes());
+            }
+            _ => {
+                let at = at.min(b.len());
+                b.splice(at..at, TOKENS[e.pick as usize % TOKENS.len()].bytes());
+            }
+        }
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_replacement_swaps_the_whole_number() {
+        let m = Mutation { kind: 3, at: 6, len: 0, pick: 3 };
+        assert_eq!(mutate("bs=4096\n", &[m]), "bs=-1\n");
+    }
+
+    #[test]
+    fn any_edit_on_any_text_is_valid() {
+        for kind in 0..5 {
+            for at in [0, 1, 7, 1000] {
+                for text in ["", "a", "x=1\n[y]\n\u{e9}"] {
+                    let _ = mutate(text, &[Mutation { kind, at, len: 9, pick: 5 }]);
+                }
+            }
+        }
+    }
+}
