@@ -365,6 +365,18 @@ pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> 
     Ok(())
 }
 
+/// Writes `text` to `path` whole: a temporary name in the same directory renamed over it, so a
+/// reader on a shared filesystem (a merge, a follower) sees the old file, the new one or none,
+/// never half of one.
+pub(crate) fn write_whole(path: &Path, text: &str) -> Result<(), SweepError> {
+    let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+}
+
 /// Reads a directory's `sweep.json`.
 pub fn read_dir(dir: &Path) -> Result<Table, SweepError> {
     let p = dir.join(TABLE_JSON);
