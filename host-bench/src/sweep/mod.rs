@@ -9,6 +9,7 @@
 
 pub mod checkpoint;
 pub mod plot;
+pub mod slurm;
 
 use crate::job::JobFile;
 use crate::simrun::{resolve_cap, SimConfig, SimError, SimSession};
