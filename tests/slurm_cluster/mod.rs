@@ -44,7 +44,11 @@ impl Cluster {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("{msg}");
             }
-            eprintln!("\n*** {test} SKIPPED: {msg} ***\n");
+            // Straight to the stderr handle, which the test harness does not capture.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("\n*** {test} SKIPPED: {msg} ***\n\n").as_bytes(),
+            );
             return None;
         }
         let dir = std::env::temp_dir().join(format!("ssdlab-slurm-{}-{test}", std::process::id()));
