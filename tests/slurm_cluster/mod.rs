@@ -202,5 +202,9 @@ impl Drop for Cluster {
                 let _ = c.wait();
             }
         }
+        // Logs and state stay for a failed test to be read.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
