@@ -277,7 +277,7 @@ mod tests {
     }
 
     #[test]
-    fn script_runs_one_shard_per_task_and_requeues_on_term() {
+    fn script_runs_one_shard_per_task_and_requeues_on_usr1() {
         let s = job("--time=00:10:00 -c 4").script();
         assert!(s.starts_with("#!/bin/bash\n"));
         for line in [
