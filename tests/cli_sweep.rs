@@ -67,3 +67,52 @@ fn sweep_shards_and_merge() {
     assert_eq!(String::from_utf8_lossy(&a).lines().count(), 5);
     assert!(dir.join("merged/p99_vs_op.svg").exists());
 }
+
+/// `--slurm-script-only` writes plain bash: run by hand once per task (as Slurm would, with
+/// `SLURM_ARRAY_TASK_ID` set) and then `merge.sh`, it gives the local sweep's table. No Slurm
+/// needed; tests/cli_slurm.rs runs the same on a live cluster.
+#[test]
+fn slurm_script_run_by_hand_equals_local_sweep() {
+    let dir = temp_dir("slurm-script");
+    let j = job(&dir);
+    let d = |n: &str| dir.join(n).display().to_string();
+    let grid = ["--drive", "tiny", "--user-capacity", "80MiB,70MiB", "--power-state", "0,2"];
+    let mut a = vec!["sweep", j.as_str()];
+    a.extend_from_slice(&grid);
+    let (local_dir, slurm_dir, bad_dir) = (d("local"), d("s"), d("bad"));
+    let local = [a.clone(), vec!["--threads", "2", "--out", &local_dir]].concat();
+    assert!(ssdlab(&local).status.success());
+    let gen = [a.clone(), vec!["--slurm-script-only", "--slurm-tasks", "3", "--out", &slurm_dir]].concat();
+    let o = ssdlab(&gen);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = std::fs::read_to_string(dir.join("s/sweep.sbatch")).unwrap();
+    for want in ["#SBATCH --array=0-2\n", "#SBATCH --requeue\n", "#SBATCH --signal=B:USR1@60\n"] {
+        assert!(script.contains(want), "{want:?} missing:\n{script}");
+    }
+    assert!(script.contains(&format!("SSDLAB={}\n", env!("CARGO_BIN_EXE_ssdlab"))), "{script}");
+    for k in 0..3 {
+        let o = Command::new("bash")
+            .arg(dir.join("s/sweep.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .env("SLURM_ARRAY_JOB_ID", "1")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "task {k}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = Command::new("bash").arg(dir.join("s/merge.sh")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["sweep.csv", "sweep.json"] {
+        assert_eq!(
+            std::fs::read(dir.join("local").join(f)).unwrap(),
+            std::fs::read(dir.join("s").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // Bad submissions are exit 2 naming the flag.
+    for (extra, flag) in [(["--slurm-tasks", "5"], "--slurm-tasks"), (["--slurm-args", "--array=0-1"], "--slurm-args")]
+    {
+        let o = ssdlab(&[a.clone(), extra.to_vec(), vec!["--slurm-script-only", "--out", &bad_dir]].concat());
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(flag));
+    }
+}

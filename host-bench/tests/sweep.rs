@@ -40,9 +40,17 @@ fn whole_equals_shards_merged() {
         sweep::write_dir(&d, &t, Shard { k, n: 3 }).unwrap();
         dirs.push(d);
     }
-    // A missing shard is reported, not silently merged.
-    let partial = sweep::merge(dirs[..2].iter().map(|d| sweep::read_dir(d).unwrap()).collect());
-    assert!(partial.is_err());
+    // A missing shard is reported, naming its points, not silently merged.
+    let named = |ds: &[&std::path::PathBuf]| -> Vec<(String, sweep::Table)> {
+        ds.iter().map(|d| (d.display().to_string(), sweep::read_dir(d).unwrap())).collect()
+    };
+    let partial = sweep::merge_named(named(&[&dirs[0], &dirs[1]])).unwrap_err().to_string();
+    assert!(partial.contains("11 of 16 points present; missing point(s) 2, 5, 8, 11, 14"), "{partial}");
+    // A shard given twice: every duplicated point and both places it came from.
+    let dup = sweep::merge_named(named(&[&dirs[0], &dirs[1], &dirs[2], &dirs[1]])).unwrap_err().to_string();
+    let d1 = dirs[1].display().to_string();
+    assert!(dup.contains("5 point(s) appear more than once"), "{dup}");
+    assert!(dup.contains(&format!("1 (in {d1} and {d1})")) && dup.contains("13 (in"), "{dup}");
     let merged = sweep::merge(dirs.iter().map(|d| sweep::read_dir(d).unwrap()).collect()).unwrap();
     let dir_merged = temp("merged");
     sweep::write_dir(&dir_merged, &merged, Shard::WHOLE).unwrap();

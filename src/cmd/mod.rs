@@ -16,6 +16,7 @@ mod profile;
 mod pts;
 mod run;
 mod sweep;
+mod sweep_slurm;
 mod validate;
 
 use clap::Subcommand;

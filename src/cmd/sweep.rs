@@ -57,6 +57,22 @@ pub struct SweepArgs {
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
+    /// Run as a Slurm array job (one shard per task): write DIR/sweep.sbatch, submit it with
+    /// sbatch, follow it with squeue and merge the shards into DIR when all are done.
+    #[arg(long, conflicts_with_all = ["shard", "resume", "threads"])]
+    pub slurm: bool,
+    /// Extra sbatch options written into the script, e.g. "--partition=debug --time=02:00:00".
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    pub slurm_args: Option<String>,
+    /// Array tasks (shards), 1..=points (default: one point per task).
+    #[arg(long, value_name = "N")]
+    pub slurm_tasks: Option<u32>,
+    /// Only write DIR/sweep.sbatch and DIR/merge.sh, for submitting by hand.
+    #[arg(long, conflicts_with_all = ["shard", "resume", "threads"])]
+    pub slurm_script_only: bool,
+    /// Seconds between squeue polls while following the job.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub slurm_poll: f64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,11 +115,20 @@ fn sweep_error(e: SweepError) -> CliError {
 pub fn run(a: SweepArgs) -> Result<(), CliError> {
     if let Some(SweepAction::Merge { dirs, out }) = a.action {
         super::preflight::check_output_dir("--out", &out)?;
-        let parts =
-            dirs.iter().map(|d| sweep::read_dir(d)).collect::<Result<Vec<_>, _>>().map_err(CliError::bad_input)?;
-        let t = sweep::merge(parts).map_err(sweep_error)?;
+        let parts = dirs
+            .iter()
+            .map(|d| sweep::read_dir(d).map(|t| (d.display().to_string(), t)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(CliError::bad_input)?;
+        let t = sweep::merge_named(parts).map_err(sweep_error)?;
         sweep::write_dir(&out, &t, Shard::WHOLE).map_err(sweep_error)?;
         return print_out(&format!("merged {} points into {}\n", t.rows.len(), out.display()));
+    }
+    if a.slurm || a.slurm_script_only {
+        return super::sweep_slurm::run(&a);
+    }
+    if a.slurm_args.is_some() || a.slurm_tasks.is_some() {
+        return Err(CliError::bad_input("--slurm-args and --slurm-tasks need --slurm or --slurm-script-only"));
     }
     let (spec, file, shard, out, done, plan) = match &a.resume {
         Some(dir) => resumed(dir)?,
@@ -152,10 +177,10 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
 
 /// What runs: grid, job, shard, output directory, rows already finished, and for a new sweep
 /// the checkpoint plan to start.
-type Started = (SweepSpec, JobFile, Shard, PathBuf, Vec<Row>, Option<Plan>);
+pub(super) type Started = (SweepSpec, JobFile, Shard, PathBuf, Vec<Row>, Option<Plan>);
 
 /// A new sweep from the command line.
-fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
+pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
     let (Some(job_path), Some(out)) = (&a.job, &a.out) else {
         return Err(CliError::bad_input("sweep needs a job file and --out DIR (or --resume DIR)"));
     };

@@ -8,7 +8,7 @@
 //! absent. Rows are rounded to 6 decimals when made, so they read back unchanged and a resumed
 //! sweep's table is byte for byte the uninterrupted one's.
 
-use super::{Row, Shard, SweepError, SweepSpec};
+use super::{write_whole, Row, Shard, SweepError, SweepSpec};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -33,13 +33,6 @@ fn io(p: &Path, e: impl std::fmt::Display) -> SweepError {
 
 fn cp_dir(out: &Path) -> PathBuf {
     out.join(DIR_NAME)
-}
-
-/// Writes `text` to `path` whole: a temporary file renamed over it.
-fn write_whole(path: &Path, text: &str) -> Result<(), SweepError> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 
 /// Starts a fresh checkpoint in `out` (an older one there is replaced).

@@ -9,6 +9,7 @@
 
 pub mod checkpoint;
 pub mod plot;
+pub mod slurm;
 
 use crate::job::JobFile;
 use crate::simrun::{resolve_cap, SimConfig, SimError, SimSession};
@@ -342,14 +343,13 @@ pub fn to_csv(t: &Table) -> String {
     s
 }
 
-/// Writes `sweep.csv`, `sweep.json` (and `shard.json` for a shard) and the plots into `dir`.
+/// Writes `sweep.csv`, `sweep.json` (and `shard.json` for a shard) and the plots into `dir`. Each
+/// table file is written whole (see [`write_whole`]); `sweep.json` comes after `sweep.csv`, so a
+/// complete `sweep.json` means the directory's table is complete.
 pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> {
     let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).map_err(|e| io(&p, e))
-    };
+    let write = |name: &str, text: &str| write_whole(&dir.join(name), text);
     write(TABLE_CSV, &to_csv(t))?;
     let json = serde_json::to_string_pretty(t).map_err(|e| SweepError::Merge(e.to_string()))?;
     write(TABLE_JSON, &format!("{json}\n"))?;
@@ -365,6 +365,18 @@ pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> 
     Ok(())
 }
 
+/// Writes `text` to `path` whole: a temporary name in the same directory renamed over it, so a
+/// reader on a shared filesystem (a merge, a follower) sees the old file, the new one or none,
+/// never half of one.
+pub(crate) fn write_whole(path: &Path, text: &str) -> Result<(), SweepError> {
+    let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+}
+
 /// Reads a directory's `sweep.json`.
 pub fn read_dir(dir: &Path) -> Result<Table, SweepError> {
     let p = dir.join(TABLE_JSON);
@@ -375,30 +387,53 @@ pub fn read_dir(dir: &Path) -> Result<Table, SweepError> {
 
 /// Joins shard tables of one sweep: same spec, disjoint rows, together the whole grid.
 pub fn merge(parts: Vec<Table>) -> Result<Table, SweepError> {
+    merge_named(parts.into_iter().enumerate().map(|(i, t)| (format!("piece {}", i + 1), t)).collect())
+}
+
+/// [`merge`] of pieces named by where they came from (a shard's directory), so an error names
+/// the pieces as well as the points: every duplicated point with the pieces holding it, the
+/// missing points, a piece of another sweep.
+pub fn merge_named(parts: Vec<(String, Table)>) -> Result<Table, SweepError> {
+    const SHOWN: usize = 20;
     let mut it = parts.into_iter();
-    let mut whole = it.next().ok_or_else(|| SweepError::Merge("no directories given".into()))?;
-    for t in it {
+    let (first, mut whole) = it.next().ok_or_else(|| SweepError::Merge("no directories given".into()))?;
+    let mut source: Vec<(usize, String)> = whole.rows.iter().map(|r| (r.index, first.clone())).collect();
+    for (name, t) in it {
         if t.spec != whole.spec || t.points_total != whole.points_total {
-            return Err(SweepError::Merge(
-                "the pieces are of different sweeps (job, drive, grid or master seed differ)".into(),
-            ));
+            return Err(SweepError::Merge(format!(
+                "{name} is of a different sweep than {first} (job, drive, grid or master seed differ)"
+            )));
         }
+        source.extend(t.rows.iter().map(|r| (r.index, name.clone())));
         whole.rows.extend(t.rows);
     }
-    whole.rows.sort_by_key(|r| r.index);
-    if let Some(w) = whole.rows.windows(2).find(|w| w[0].index == w[1].index) {
-        return Err(SweepError::Merge(format!("point {} appears in two pieces", w[0].index)));
+    source.sort();
+    let mut dups: Vec<String> = Vec::new();
+    for w in source.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        dups.push(format!("{} (in {})", w[0].0, w.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(" and ")));
     }
+    if !dups.is_empty() {
+        let more = dups.len().saturating_sub(SHOWN);
+        dups.truncate(SHOWN);
+        return Err(SweepError::Merge(format!(
+            "{} point(s) appear more than once: {}{}",
+            dups.len() + more,
+            dups.join(", "),
+            if more > 0 { format!(", and {more} more") } else { String::new() }
+        )));
+    }
+    whole.rows.sort_by_key(|r| r.index);
+    whole.interrupted = false;
     if whole.rows.len() != whole.points_total {
         let have: std::collections::HashSet<usize> = whole.rows.iter().map(|r| r.index).collect();
-        let missing: Vec<String> =
-            (0..whole.points_total).filter(|i| !have.contains(i)).take(10).map(|i| i.to_string()).collect();
+        let missing: Vec<usize> = (0..whole.points_total).filter(|i| !have.contains(i)).collect();
+        let shown: Vec<String> = missing.iter().take(SHOWN).map(usize::to_string).collect();
         return Err(SweepError::Merge(format!(
-            "{} of {} points present; missing {}{}",
+            "{} of {} points present; missing point(s) {}{}",
             whole.rows.len(),
             whole.points_total,
-            missing.join(", "),
-            if whole.points_total - whole.rows.len() > 10 { ", ..." } else { "" }
+            shown.join(", "),
+            if missing.len() > SHOWN { format!(", and {} more", missing.len() - SHOWN) } else { String::new() }
         )));
     }
     Ok(whole)
