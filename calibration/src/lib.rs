@@ -16,6 +16,7 @@
 //! `host_bench::simrun`; it never changes the simulator, and a fit only touches the parameters
 //! of [`params::ALL`].
 
+pub mod anchor;
 pub mod apps;
 pub mod exec;
 pub mod fit;
