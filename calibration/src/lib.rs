@@ -25,6 +25,7 @@ pub mod measured;
 pub mod params;
 pub mod plan;
 pub mod plot;
+pub mod predict;
 pub mod validate;
 
 pub use exec::RunSettings;
