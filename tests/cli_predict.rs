@@ -106,6 +106,40 @@ fn predict_reports_anchored_figures_with_intervals_and_files() {
     assert!(txt.contains("binding:") && txt.contains("anchored"), "{txt}");
 }
 
+#[test]
+fn an_ssdlab_result_is_a_baseline_with_its_own_drive_and_configuration() {
+    let dir = temp_dir("ssdlab-json");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, "[global]\nbs=4k\niodepth=8\n[fill]\nrw=write\nbs=128k\nsize=100%\n[rr]\nstonewall\nrw=randread\nnumber_ios=20000\n").unwrap();
+    let result = dir.join("r.json");
+    let (j, r) = (job.to_str().unwrap(), result.to_str().unwrap());
+    let o = ssdlab(&[
+        "run",
+        j,
+        "--drive",
+        "tiny",
+        "--user-capacity",
+        "70MB",
+        "--power-state",
+        "1",
+        "--output-format",
+        "json",
+        "--output",
+        r,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o =
+        ssdlab(&["predict", "--baseline", r, "--job", "rr", "--whatif", "power_state=2", "--output-format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p: PredictReport = serde_json::from_slice(&o.stdout).expect("predict JSON");
+    assert_eq!(p.baseline.drive, "tiny");
+    assert_eq!(p.baseline.config.user_capacity_bytes, Some(70_000_000));
+    assert_eq!(p.baseline.config.power_cap_w, Some(6.0), "PS1 of tiny as recorded in the result");
+    let w = p.baseline.workload.expect("workload read");
+    assert_eq!((w.rw.as_str(), w.bs_bytes, w.iodepth), ("randread", Some(4096), 8));
+    assert_bad(&["predict", "--baseline", r, "--whatif", "power_state=2"], "choose one with --job NAME");
+}
+
 fn assert_bad(args: &[&str], want: &str) {
     let o = ssdlab(args);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -102,15 +102,24 @@ fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result
     };
     // Rebuild the job file fio ran and resolve it with ssdlab's parser, so every option means
     // what it means to `ssdlab run` and anything ssdlab cannot express is refused by name.
+    // A flag (`stonewall`, `time_based`) is written with an empty value.
+    let line = |text: &mut String, key: &str, val: &Value| match val.as_str().unwrap_or("") {
+        "" => {
+            let _ = writeln!(text, "{key}");
+        }
+        v => {
+            let _ = writeln!(text, "{key}={v}");
+        }
+    };
     let mut text = String::from("[global]\n");
     if let Some(g) = v["global options"].as_object() {
         for (key, val) in g {
-            let _ = writeln!(text, "{key}={}", val.as_str().unwrap_or(""));
+            line(&mut text, key, val);
         }
     }
     let _ = writeln!(text, "[{}]", names[k]);
     for (key, val) in job_opts {
-        let _ = writeln!(text, "{key}={}", val.as_str().unwrap_or(""));
+        line(&mut text, key, val);
     }
     let jf = job::parse_str(&text, file, &ParseOptions::default()).map_err(|e| format!("{file}: {e}"))?;
     let spec = jf.jobs.first().ok_or_else(|| format!("{file}: jobs[{k}] resolved to no job"))?;

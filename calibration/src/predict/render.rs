@@ -6,7 +6,11 @@ use crate::validate::fmt_num;
 use std::fmt::Write as _;
 
 fn config_text(cap: Option<u64>, w: Option<f64>) -> String {
-    let c = cap.map(|b| format!("{:.2} TB", b as f64 / 1e12)).unwrap_or_else(|| "stock".into());
+    let c = match cap {
+        Some(b) if b >= 1_000_000_000_000 => format!("{:.2} TB", b as f64 / 1e12),
+        Some(b) => format!("{:.1} GB", b as f64 / 1e9),
+        None => "stock capacity".into(),
+    };
     let p = w.map(|w| format!("{w} W")).unwrap_or_else(|| "uncapped".into());
     format!("{c}, {p}")
 }
