@@ -79,7 +79,7 @@ pub fn svg(r: &PredictReport) -> String {
         bars.push((w.whatif.clone(), w.anchored.value, Some((w.anchored.low, w.anchored.high)), w.simulated.mean));
     }
     let top = bars.iter().map(|x| x.1.max(x.2.map_or(0.0, |i| i.1)).max(x.3)).fold(0.0, f64::max).max(1e-9) * 1.1;
-    let (w, h, left, bottom, plot_h) = (160.0 + 170.0 * bars.len() as f64, 460.0, 90.0, 380.0, 320.0);
+    let (w, h, left, bottom, plot_h) = ((160.0 + 170.0 * bars.len() as f64).max(720.0), 460.0, 90.0, 380.0, 320.0);
     let y = |v: f64| bottom - v / top * plot_h;
     let mut s = String::new();
     let _ = writeln!(
@@ -87,11 +87,11 @@ pub fn svg(r: &PredictReport) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ =
+        writeln!(s, r#"<text x="{left}" y="22" font-size="15">{} {}: what-if</text>"#, esc(&b.drive), esc(&b.metric));
     let _ = writeln!(
         s,
-        r#"<text x="{left}" y="24" font-size="15">{} {}: measured baseline and anchored what-ifs (bars: interval; tick: absolute simulation)</text>"#,
-        esc(&b.drive),
-        esc(&b.metric)
+        r#"<text x="{left}" y="40" font-size="11">grey: measured baseline; blue: anchored (measured x simulated ratio) with its interval; red: absolute simulation</text>"#
     );
     let _ = writeln!(s, r#"<line x1="{left}" y1="{bottom}" x2="{}" y2="{bottom}" stroke="black"/>"#, w - 20.0);
     let _ = writeln!(s, r#"<line x1="{left}" y1="{bottom}" x2="{left}" y2="{}" stroke="black"/>"#, bottom - plot_h);
@@ -140,8 +140,8 @@ pub fn svg(r: &PredictReport) -> String {
         );
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-            x + 55.0,
+            r#"<text x="{}" y="{}">{}</text>"#,
+            x + 2.0,
             y(*v) - 6.0,
             esc(&fmt_num(*v))
         );
