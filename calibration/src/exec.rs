@@ -10,6 +10,7 @@
 
 use crate::plan::{BlockSize, Metric, Phase, Plan};
 use host_bench::job::{self, ParseOptions};
+use host_bench::limits::LimitShares;
 use host_bench::simrun::{SimConfig, SimSession};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -51,6 +52,8 @@ pub struct Prediction {
     /// Write amplification during the measurement (0 for reads).
     pub wa: f64,
     pub scale_divisor: u32,
+    /// Resource shares during the measured job (for relative rows: the capped run's).
+    pub limits: LimitShares,
 }
 
 /// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
@@ -163,14 +166,10 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
         // ends; a 20 s stability window then reports that transient as CoV (22% instead of
         // 0.3% on the 7a40).
         session.cfg.seed = s.seed.wrapping_add(1 + out.len() as u64);
-        let r = run_text(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|v| {
+        let r = run_result(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|(v, limits)| {
             let job = v["jobs"].as_array().and_then(|a| a.last()).ok_or("no job in the result")?;
             let value = fio_metric(job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
-            Ok(Prediction {
-                value,
-                wa: job["ssdlab"]["write_amplification"].as_f64().unwrap_or(0.0),
-                scale_divisor: session.scale_divisor,
-            })
+            Ok(Prediction { value, wa: limits.write_amplification, scale_divisor: session.scale_divisor, limits })
         });
         out.push((i, r));
     }
@@ -179,6 +178,11 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
 
 /// Runs one job; a run the stop token cut short (or that would start after it) is no result.
 fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<Value, String> {
+    run_result(session, text, s).map(|(v, _)| v)
+}
+
+/// The fio JSON of a run and the limit shares of its last job.
+fn run_result(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<(Value, LimitShares), String> {
     if s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
@@ -187,7 +191,8 @@ fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<Val
     if r.interrupted || s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
-    Ok(session.json(&r, false))
+    let limits = r.jobs.last().map(|j| session.limits(j)).unwrap_or_default();
+    Ok((session.json(&r, false), limits))
 }
 
 /// One sequential pass at 128k QD64 (ezFIO's fill; PTS-E's is the same transfer twice).

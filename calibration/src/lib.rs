@@ -16,6 +16,7 @@
 //! `host_bench::simrun`; it never changes the simulator, and a fit only touches the parameters
 //! of [`params::ALL`].
 
+pub mod anchor;
 pub mod apps;
 pub mod exec;
 pub mod fit;
@@ -24,6 +25,7 @@ pub mod measured;
 pub mod params;
 pub mod plan;
 pub mod plot;
+pub mod predict;
 pub mod validate;
 
 pub use exec::RunSettings;

@@ -126,6 +126,9 @@ pub struct Counters {
     pub energy_j: f64,
     /// NAND reads of old mapping units that partial host writes merge with (read-modify-write).
     pub rmw_reads: u64,
+    /// Sum over dies of time the NAND array was busy (reads, programs, erases), booked when
+    /// each operation starts: which share of the dies' time the workload uses.
+    pub die_busy_ns: u64,
 }
 
 impl Counters {
@@ -334,6 +337,7 @@ impl SimSsd {
         c.gc_victims = s.gc_victims;
         c.erases = s.erases;
         c.nand_read_bytes = self.flash.stats().bytes_read;
+        c.die_busy_ns = self.flash.stats().die_busy_ns;
         c.free_blocks = self.core.blocks.free_total();
         c.energy_j = self.energy_j();
         if let Stall::Space(t) = self.stall {

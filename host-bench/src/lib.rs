@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod job;
+pub mod limits;
 pub mod memory;
 pub mod plot;
 pub mod plot_series;

@@ -4,6 +4,7 @@
 //! JSON and the extra columns of the time-series CSV.
 
 use crate::job::JobFile;
+use crate::limits::LimitShares;
 use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
 use crate::runner::{run, JobResult, RunError, RunOptions, RunProgress, RunResult};
 use crate::sim::{CounterSample, SimTarget};
@@ -264,6 +265,18 @@ impl SimSession {
         PowerSpan { avg_w, peak_w: (floor_w + nand_peak).max(avg_w), throttled_ns: thr.min(b.t_ns - a.t_ns) }
     }
 
+    /// Which limits bound the drive during `job` (see [`LimitShares`]).
+    pub fn limits(&self, job: &JobResult) -> LimitShares {
+        let (a, b) = self.span(job.start_ns, job.end_ns);
+        self.limits_over(&a, &b)
+    }
+
+    fn limits_over(&self, a: &CounterSample, b: &CounterSample) -> LimitShares {
+        let d = delta(&a.counters, &b.counters);
+        let held = self.power_span(a, b).throttled_ns;
+        LimitShares::from_delta(&d, b.t_ns.saturating_sub(a.t_ns), &self.profile, held)
+    }
+
     fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {
         let c = self.target.ssd.capacity();
         let d = delta(&a.counters, &b.counters);
@@ -278,6 +291,7 @@ impl SimSession {
         });
         let pw = self.power_span(a, b);
         let avg_w = pw.avg_w;
+        let limits = self.limits_over(a, b);
         let gstats = self.target.ssd.flash().governor().map(|g| g.stats());
         let ss = job.and_then(|j| j.steady_state.as_ref()).map(|s| {
             json!({"reached": s.reached, "time_s": s.reached_at_ns.map(|t| t as f64 / 1e9), "criteria": format!("{:?}", s.criterion)})
@@ -311,6 +325,8 @@ impl SimSession {
             "iops_cov_pct": iops_cov,
             "steady_state": ss,
             "span_s": secs,
+            "limits": limits,
+            "binding_limit": limits.binding(),
         })
     }
 
@@ -367,5 +383,6 @@ pub fn delta(a: &Counters, b: &Counters) -> Counters {
         buffer_stall_ns: b.buffer_stall_ns - a.buffer_stall_ns,
         energy_j: b.energy_j - a.energy_j,
         rmw_reads: b.rmw_reads - a.rmw_reads,
+        die_busy_ns: b.die_busy_ns - a.die_busy_ns,
     }
 }

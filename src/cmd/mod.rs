@@ -11,6 +11,7 @@ mod ezfio;
 mod fob;
 mod iolog;
 mod plot;
+mod predict;
 mod preflight;
 mod profile;
 mod pts;
@@ -55,6 +56,9 @@ pub enum Command {
     Fob(fob::FobArgs),
     /// Compare every row of a measured CSV with the simulated drive: predicted, measured, error.
     Validate(validate::ValidateArgs),
+    /// What-if: a measured figure carried to another capacity (OP) or power state by the
+    /// simulated ratio, with an interval and the limit that binds in each configuration.
+    Predict(predict::PredictArgs),
     /// Fit profile parameters to measured figures and write the calibrated profile.
     Calibrate(calibrate::CalibrateArgs),
 }
@@ -70,6 +74,7 @@ impl Command {
             Command::Bench(args) => bench::run(args),
             Command::Validate(args) => validate::run(args),
             Command::Calibrate(args) => calibrate::run(args),
+            Command::Predict(args) => predict::run(args),
             Command::Pts(args) => pts::run(args),
             Command::Ezfio(args) => ezfio::run(args),
             Command::Profile(args) => profile::run(args),

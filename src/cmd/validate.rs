@@ -19,6 +19,11 @@ pub struct ValidateArgs {
     /// Measured figures, CSV in the schema of shared/calibration/measured.csv.
     #[arg(long)]
     pub measured: PathBuf,
+    /// Baseline figures (same schema): a row of --measured whose drive and workload match a
+    /// row here in another capacity/power configuration also gets an anchored prediction:
+    /// the baseline's measured value x the simulated ratio between the two configurations.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
     /// table (worst rows first) or json.
     #[arg(long, value_enum, default_value = "table")]
     pub output_format: Format,
@@ -35,6 +40,10 @@ pub struct ValidateArgs {
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let rows = measured::read_file(&a.measured).map_err(CliError::bad_input)?;
+    let baseline = match &a.baseline {
+        Some(p) => Some(measured::read_file(p).map_err(CliError::bad_input)?),
+        None => None,
+    };
     if let Some(dir) = &a.out {
         super::preflight::check_output_dir("--out", dir)?;
     }
@@ -43,7 +52,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         None => None,
     };
     let stop = interrupt_flag();
-    let report = validate::validate(&rows, &RunSettings { scale_divisor, seed: a.seed, stop: Some(stop) });
+    let settings = RunSettings { scale_divisor, seed: a.seed, stop: Some(stop) };
+    let report = validate::validate_anchored(&rows, baseline.as_deref(), &settings);
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);
     if let Some(dir) = &a.out {
