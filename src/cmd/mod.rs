@@ -10,6 +10,7 @@ mod drives;
 mod ezfio;
 mod fob;
 mod iolog;
+mod output;
 mod plot;
 mod preflight;
 mod profile;
