@@ -55,7 +55,20 @@ pub fn normal_summary(r: &RunResult, v: &Value) -> String {
             x["erase_count"]["avg"].as_f64().unwrap_or(0.0),
             x["erase_count"]["max"],
         ));
-        s.push_str("  (IOPS, bandwidth and latency are full-scale figures; the run was shortened by the scale factor, byte counters are of the simulated drive)\n");
+        s.push_str(if x.get("replay").is_some() {
+            "  (a trace replay: offsets beyond the simulated drive were mapped by --lba-map; byte counters are of the simulated drive)\n"
+        } else {
+            "  (IOPS, bandwidth and latency are full-scale figures; the run was shortened by the scale factor, byte counters are of the simulated drive)\n"
+        });
+    }
+    if let Some(r) = x.get("replay") {
+        let st = &r["stats"];
+        s.push_str(&format!(
+            "replay: {} records ({} mode, qd {}), {} bad lines, {} remapped by --lba-map {}, {} widened to the block size; issued late (the drive fell behind): {} ({:.2}%), max {:.1} us\n",
+            st["records_issued"], st["mode"].as_str().unwrap_or("?"), st["qd"], r["read"]["bad_lines"], st["remapped"],
+            st["lba_map"].as_str().unwrap_or("?"), st["aligned"], st["late"], st["late_pct"].as_f64().unwrap_or(0.0),
+            st["late_max_us"].as_f64().unwrap_or(0.0),
+        ));
     }
     s
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{TraceError, TraceReader, TraceRecord};
 use crate::device::{Device, DeviceError, IoCompletion, IoRequest};
 use crate::job::{RwMode, UnifiedRw, DEFAULT_PERCENTILES};
-use crate::runner::{DirResult, JobResult, RunResult};
+use crate::runner::{DirResult, JobResult, RunResult, SubmittedIo};
 use crate::stats::{Histogram, SeriesRecorder};
 
 /// How arrivals are paced.
@@ -42,10 +42,14 @@ pub struct ReplayOptions<'a> {
     pub lba_map: LbaMap,
     /// Highest offset + length in the trace, for [`LbaMap::Scale`].
     pub trace_span_bytes: u64,
+    /// Largest command the target takes (a real target's buffer size); longer records are cut.
+    pub max_len_bytes: Option<u32>,
     pub series_interval_ns: u64,
     pub stop: Option<&'a AtomicBool>,
     /// Called every few thousand records with the number issued so far.
     pub progress: Option<&'a mut dyn FnMut(u64)>,
+    /// Receives every issued command (after mapping), e.g. for an iolog of what was issued.
+    pub on_submit: Option<&'a mut dyn FnMut(&SubmittedIo)>,
     /// Name of the result's job and the trace files, for the report.
     pub name: String,
 }
@@ -69,7 +73,8 @@ pub struct ReplayStats {
     pub remapped: u64,
     /// Records widened to the device's logical block (unaligned offset or length).
     pub aligned: u64,
-    /// Records longer than the largest command (4 GiB - block) or the device, cut to it.
+    /// Records longer than the largest command (`max_len_bytes`, else 4 GiB - block) or the
+    /// device, cut to it.
     pub truncated: u64,
 }
 
@@ -93,12 +98,13 @@ struct Mapper {
     lbs: u64,
     map: LbaMap,
     span: u64,
+    max_len: u64,
 }
 
 impl Mapper {
     fn map(&self, r: &TraceRecord, st: &mut ReplayStats) -> Option<(u64, u32)> {
         let (mut off, mut len) = (r.offset_bytes, r.len_bytes);
-        let max_len = (u64::from(u32::MAX) / self.lbs * self.lbs).min(self.cap);
+        let max_len = self.max_len;
         if len > max_len {
             len = max_len;
             st.truncated += 1;
@@ -155,6 +161,16 @@ fn depth_bucket(depth: usize) -> usize {
 
 const CHECK_EVERY: u64 = 4096;
 
+/// The highest offset + length of a trace (a pass over it), for `--lba-map scale` and the
+/// size of a new real target file.
+pub fn trace_span(reader: &mut TraceReader) -> Result<u64, TraceError> {
+    let mut span = 0u64;
+    while let Some(r) = reader.next_record()? {
+        span = span.max(r.offset_bytes.saturating_add(r.len_bytes));
+    }
+    Ok(span)
+}
+
 /// Replays every record of `reader` on `dev`.
 pub fn replay(
     reader: &mut TraceReader,
@@ -168,11 +184,13 @@ pub fn replay(
         return Err(ReplayError::BadQd(opts.qd));
     }
     let info = dev.info();
+    let lbs = u64::from(info.logical_block_bytes.max(1));
     let mapper = Mapper {
         cap: info.capacity_bytes,
-        lbs: u64::from(info.logical_block_bytes.max(1)),
+        lbs,
         map: opts.lba_map,
         span: opts.trace_span_bytes,
+        max_len: (u64::from(opts.max_len_bytes.unwrap_or(u32::MAX)) / lbs * lbs).min(info.capacity_bytes),
     };
     let start = dev.now_ns();
     let interval = opts.series_interval_ns.max(1);
@@ -216,6 +234,10 @@ pub fn replay(
                     capacity_bytes: mapper.cap,
                 });
             };
+            if let Some(f) = opts.on_submit.as_mut() {
+                let time_ns = now - start;
+                f(&SubmittedIo { job: 0, clone: 0, time_ns, dir: r.dir, offset_bytes: off, len_bytes: len });
+            }
             dev.submit(IoRequest { tag: 0, dir: r.dir, offset_bytes: off, len_bytes: len })?;
             acc.levels[depth_bucket(dev.outstanding())] += 1;
             st.records_issued += 1;
