@@ -11,7 +11,7 @@ use host_bench::report::{fio_json, series_csv, JsonOptions};
 use host_bench::runner::SubmittedIo;
 use host_bench::simrun::SimSession;
 use host_bench::trace::reader::ReadOptions;
-use host_bench::trace::replay::{replay, trace_span, LbaMap, ReplayMode, ReplayOptions};
+use host_bench::trace::replay::{replay, trace_span, LbaMap, ReplayError, ReplayMode, ReplayOptions};
 use host_bench::trace::{TraceFormat, TraceReader};
 use serde_json::{json, Value};
 use std::io::BufWriter;
@@ -200,7 +200,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         }
         opts.max_len_bytes = Some(o.max_block_bytes);
         let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
-        let (r, st) = replay(&mut reader, &mut t, &mut opts).map_err(CliError::failed)?;
+        let (r, st) = replay(&mut reader, &mut t, &mut opts).map_err(replay_error)?;
         let mut v =
             fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
         if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
@@ -213,7 +213,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         super::preflight::check_sim_memory(&cfg, None, 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
         opts.series_interval_ns = s.cfg.interval_ns;
-        let (r, st) = replay(&mut reader, &mut s.target, &mut opts).map_err(CliError::failed)?;
+        let (r, st) = replay(&mut reader, &mut s.target, &mut opts).map_err(replay_error)?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
         let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, st, csvs)
@@ -258,4 +258,13 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         return Err(CliError::failed("interrupted; partial results written"));
     }
     Ok(())
+}
+
+/// A bad trace (strict bad line, unreadable file, a record refused by `--lba-map error`) is bad
+/// input (exit 2); a device failing is a failed run (exit 1).
+fn replay_error(e: ReplayError) -> CliError {
+    match e {
+        ReplayError::Device(_) => CliError::failed(e),
+        _ => CliError::bad_input(e),
+    }
 }
