@@ -214,3 +214,26 @@ fn trace_stats_reports_mix_footprint_and_rewrites() {
     assert_eq!(v["iops"].as_array().unwrap().len(), 10);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
 }
+
+#[test]
+fn replays_on_a_real_file_target() {
+    let target = tmp("target.img");
+    let issued = tmp("target.issued.iolog");
+    let fixture = data("fio-3.33-randrw.iolog");
+    let out = ok(bin()
+        .arg("replay")
+        .arg(&fixture)
+        .args(["--format", "fio-iolog", "--mode", "timed", "--time-scale", "0.01", "--output-format", "json"])
+        .arg("--target")
+        .arg(&target)
+        .arg("--write-iolog")
+        .arg(&issued)
+        .output()
+        .unwrap());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ssdlab"]["replay"]["stats"]["records_issued"].as_u64(), Some(40));
+    assert_eq!(iolog_ios(&issued), iolog_ios(&fixture));
+    // The new file was sized to the trace's highest offset.
+    let len = std::fs::metadata(&target).unwrap().len();
+    assert!((8_000_000..=8 << 20).contains(&len), "{len}");
+}

@@ -62,13 +62,17 @@ pub struct ReplayStats {
     pub time_scale: f64,
     pub lba_map: Option<LbaMap>,
     pub records_issued: u64,
-    /// Timed mode: records issued after their arrival time because `qd` were outstanding (the
-    /// drive falling behind), and by how much.
+    /// Timed mode: records issued after their arrival time because `qd` commands were still
+    /// outstanding when they were due (the drive falling behind), and by how much (mean, p99
+    /// and max over the late records).
     pub late: u64,
     pub late_pct: f64,
     pub late_mean_us: f64,
     pub late_p99_us: f64,
     pub late_max_us: f64,
+    /// Timed mode: the largest delay between a record's arrival time and its issue that was
+    /// not the queue's doing (0 on the simulator; on a real target, host scheduling).
+    pub issue_jitter_max_us: f64,
     /// Records whose offset was moved by `--lba-map` (wrap or scale).
     pub remapped: u64,
     /// Records widened to the device's logical block (unaligned offset or length).
@@ -205,6 +209,9 @@ pub fn replay(
         ..Default::default()
     };
     let mut late = Histogram::new();
+    let mut jitter_max_ns = 0u64;
+    // The pending record was due while `qd` commands were outstanding.
+    let mut held = false;
     let qd = opts.qd as usize;
     let timed = opts.mode == ReplayMode::Timed;
     let due = |r: &TraceRecord| start.saturating_add((r.time_ns as f64 * opts.time_scale).round() as u64);
@@ -214,15 +221,22 @@ pub fn replay(
     loop {
         let now = dev.now_ns();
         while let Some(r) = pending {
-            if dev.outstanding() >= qd || (timed && due(&r) > now) {
+            if timed && due(&r) > now {
+                break;
+            }
+            if dev.outstanding() >= qd {
+                held |= timed;
                 break;
             }
             if timed {
                 let l = now - due(&r);
-                late.record(l);
-                if l > 0 {
+                if held && l > 0 {
+                    late.record(l);
                     st.late += 1;
+                } else {
+                    jitter_max_ns = jitter_max_ns.max(l);
                 }
+                held = false;
             }
             let Some((off, len)) = mapper.map(&r, &mut st) else {
                 let (file, line) = reader.location();
@@ -270,9 +284,12 @@ pub fn replay(
     let end = dev.now_ns();
     if st.records_issued > 0 && timed {
         st.late_pct = st.late as f64 / st.records_issued as f64 * 100.0;
-        st.late_mean_us = late.mean() / 1e3;
-        st.late_p99_us = late.percentile(99.0) as f64 / 1e3;
-        st.late_max_us = late.max() as f64 / 1e3;
+        if st.late > 0 {
+            st.late_mean_us = late.mean() / 1e3;
+            st.late_p99_us = late.percentile(99.0) as f64 / 1e3;
+            st.late_max_us = late.max() as f64 / 1e3;
+        }
+        st.issue_jitter_max_us = jitter_max_ns as f64 / 1e3;
     }
     let job_end = acc.end_ns.max(start);
     let mut series = acc.series;
