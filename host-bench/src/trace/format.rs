@@ -27,13 +27,15 @@ pub enum TraceFormat {
     Disksim,
     /// fio iolog, version 2 or 3 (what `write_iolog` writes).
     FioIolog,
+    /// Binary blktrace events (`struct blk_io_trace`), as fio reads them: queue events only.
+    Blktrace,
     /// A user-described delimited file (`csv:ts=1:unit=us,op=4:w=W,...`).
     Csv(csv_user::CsvSpec),
 }
 
 /// Names accepted by `--format`, for error messages.
 pub const FORMAT_NAMES: &str =
-    "msr, systor, tencent, alibaba, umass, blkparse (= blkparse:Q), blkparse:D, mqsim, disksim, fio-iolog, csv:SPEC";
+    "msr, systor, tencent, alibaba, umass, blkparse (= blkparse:Q), blkparse:D, blktrace, mqsim, disksim, fio-iolog, csv:SPEC";
 
 impl TraceFormat {
     pub fn parse(s: &str) -> Result<TraceFormat, String> {
@@ -48,6 +50,7 @@ impl TraceFormat {
             "mqsim" => TraceFormat::Mqsim,
             "disksim" => TraceFormat::Disksim,
             "fio-iolog" => TraceFormat::FioIolog,
+            "blktrace" => TraceFormat::Blktrace,
             _ => match s.strip_prefix("csv:") {
                 Some(spec) => TraceFormat::Csv(csv_user::CsvSpec::parse(spec)?),
                 None => return Err(format!("unknown trace format '{s}' (allowed: {FORMAT_NAMES})")),
@@ -55,9 +58,10 @@ impl TraceFormat {
         })
     }
 
-    /// A fresh parser for this format.
-    pub fn parser(&self) -> Box<dyn LineParser> {
-        match self {
+    /// A fresh line parser for this format; `None` for the binary blktrace.
+    pub fn parser(&self) -> Option<Box<dyn LineParser>> {
+        Some(match self {
+            TraceFormat::Blktrace => return None,
             TraceFormat::Msr => Box::new(simple::Msr),
             TraceFormat::Systor => Box::new(simple::Systor),
             TraceFormat::Tencent => Box::new(simple::Tencent),
@@ -68,11 +72,11 @@ impl TraceFormat {
             TraceFormat::Blkparse { action } => Box::new(blkparse::Blkparse::new(*action)),
             TraceFormat::FioIolog => Box::new(fio_iolog::FioIolog::default()),
             TraceFormat::Csv(spec) => Box::new(csv_user::CsvUser::new(spec.clone())),
-        }
+        })
     }
 
     /// Whether the first line may be a column header (skipped when it does not parse).
     pub fn header_allowed(&self) -> bool {
-        !matches!(self, TraceFormat::Blkparse { .. } | TraceFormat::FioIolog)
+        !matches!(self, TraceFormat::Blkparse { .. } | TraceFormat::FioIolog | TraceFormat::Blktrace)
     }
 }

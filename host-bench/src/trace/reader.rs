@@ -4,9 +4,10 @@
 //! is one line buffer whatever the trace's size.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use super::formats::blktrace;
 use super::{LineOut, LineParser, TraceFormat, TraceRecord};
 
 /// Bad lines kept with their message for the report; the rest are only counted.
@@ -66,7 +67,11 @@ pub struct TraceReader {
     file_name: String,
     line_no: u64,
     buf: Vec<u8>,
-    parser: Box<dyn LineParser>,
+    /// `None` for binary formats.
+    parser: Option<Box<dyn LineParser>>,
+    binary: bool,
+    /// Byte order of the current binary file, from its first event.
+    order: Option<blktrace::Order>,
     header_allowed: bool,
     base_ns: Option<u64>,
     opts: ReadOptions,
@@ -98,6 +103,8 @@ impl TraceReader {
             line_no: 0,
             buf: Vec::with_capacity(256),
             parser: format.parser(),
+            binary: format.parser().is_none(),
+            order: None,
             header_allowed: format.header_allowed(),
             base_ns: None,
             opts,
@@ -137,44 +144,25 @@ impl TraceReader {
                 self.file_name = p.display().to_string();
                 self.next_file += 1;
                 self.line_no = 0;
+                self.order = None;
                 let s = open_stream(p).map_err(|source| TraceError::Io { file: self.file_name.clone(), source })?;
                 self.input = Some(s);
             }
-            self.buf.clear();
-            let n = match self.input.as_mut() {
-                Some(r) => r.read_until(b'\n', &mut self.buf),
-                None => Ok(0),
-            }
-            .map_err(|source| TraceError::Io { file: self.file_name.clone(), source })?;
-            if n == 0 {
-                self.input = None;
-                continue;
-            }
-            self.line_no += 1;
-            self.counts.lines += 1;
-            let bytes = trim_eol(&self.buf);
-            let line = match std::str::from_utf8(bytes) {
-                Ok(l) => l,
-                Err(_) => {
-                    self.bad("not UTF-8 text".into())?;
+            let item = if self.binary { self.next_event()? } else { self.next_line()? };
+            let (raw, dir, offset_bytes, len_bytes, volume) = match item {
+                Item::Eof => {
+                    self.input = None;
                     continue;
                 }
-            };
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let parsed = self.parser.parse(line);
-            let (raw, dir, offset_bytes, len_bytes, volume) = match parsed {
-                Ok(LineOut::Io { raw_time_ns, dir, offset_bytes, len_bytes, volume }) => {
-                    (raw_time_ns, dir, offset_bytes, len_bytes, volume)
-                }
-                Ok(LineOut::Skip) => continue,
-                // A column header on a file's first line.
-                Err(_) if self.line_no == 1 && self.header_allowed && looks_like_header(line) => continue,
-                Err(m) => {
+                Item::Skip => continue,
+                Item::Bad(m) => {
                     self.bad(m)?;
                     continue;
                 }
+                Item::Io(LineOut::Io { raw_time_ns, dir, offset_bytes, len_bytes, volume }) => {
+                    (raw_time_ns, dir, offset_bytes, len_bytes, volume)
+                }
+                Item::Io(LineOut::Skip) => continue,
             };
             let base = *self.base_ns.get_or_insert(raw);
             let rec = TraceRecord { time_ns: raw.saturating_sub(base), dir, offset_bytes, len_bytes, volume };
@@ -193,6 +181,108 @@ impl TraceReader {
             return Ok(Some(rec));
         }
     }
+}
+
+/// What the next line or event of the current file is.
+enum Item {
+    Eof,
+    Skip,
+    Bad(String),
+    Io(LineOut),
+}
+
+impl TraceReader {
+    fn io_error(&self, source: io::Error) -> TraceError {
+        TraceError::Io { file: self.file_name.clone(), source }
+    }
+
+    /// The next line of a text trace.
+    fn next_line(&mut self) -> Result<Item, TraceError> {
+        self.buf.clear();
+        let n = match self.input.as_mut() {
+            Some(r) => r.read_until(b'\n', &mut self.buf),
+            None => Ok(0),
+        }
+        .map_err(|e| self.io_error(e))?;
+        if n == 0 {
+            return Ok(Item::Eof);
+        }
+        self.line_no += 1;
+        self.counts.lines += 1;
+        let Ok(line) = std::str::from_utf8(trim_eol(&self.buf)) else {
+            return Ok(Item::Bad("not UTF-8 text".into()));
+        };
+        if line.trim().is_empty() || line.starts_with('#') {
+            return Ok(Item::Skip);
+        }
+        let Some(parser) = self.parser.as_mut() else {
+            return Ok(Item::Eof);
+        };
+        Ok(match parser.parse(line) {
+            Ok(out) => Item::Io(out),
+            // A column header on a file's first line.
+            Err(_) if self.line_no == 1 && self.header_allowed && looks_like_header(line) => Item::Skip,
+            Err(m) => Item::Bad(m),
+        })
+    }
+
+    /// The next event of a binary blktrace; "line" numbers count events. A broken stream (a
+    /// wrong magic, a cut-off event) is one bad line and ends the file.
+    fn next_event(&mut self) -> Result<Item, TraceError> {
+        let Some(r) = self.input.as_mut() else {
+            return Ok(Item::Eof);
+        };
+        let mut e = [0u8; blktrace::EVENT_BYTES];
+        let got = read_full(r.as_mut(), &mut e).map_err(|err| self.io_error(err))?;
+        if got == 0 {
+            return Ok(Item::Eof);
+        }
+        self.line_no += 1;
+        self.counts.lines += 1;
+        let cut = |s: &mut Self, m: String| {
+            s.input = None;
+            Ok(Item::Bad(m))
+        };
+        if got < e.len() {
+            return cut(self, format!("event cut off after {got} of {} bytes", e.len()));
+        }
+        let order = match self.order {
+            Some(o) => o,
+            None => match blktrace::detect(&e) {
+                Ok(o) => *self.order.insert(o),
+                Err(m) => return cut(self, m),
+            },
+        };
+        match blktrace::parse_event(&e, order) {
+            Ok((out, pdu)) => {
+                let mut left = u64::from(pdu);
+                if let Some(r) = self.input.as_mut() {
+                    let skipped =
+                        io::copy(&mut r.by_ref().take(left), &mut io::sink()).map_err(|err| self.io_error(err))?;
+                    left -= skipped;
+                }
+                if left > 0 {
+                    return cut(self, format!("payload cut off ({left} of {pdu} bytes missing)"));
+                }
+                Ok(Item::Io(out))
+            }
+            Err(m) => cut(self, m),
+        }
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_full(r: &mut dyn BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// A line with a letter in every field (a header, not data with a typo).
