@@ -17,12 +17,12 @@ if [ ! -s "$trace" ]; then
             op = (rand() < 0.3) ? "Read" : "Write";
             off = int(rand() * 4194304) * 4096;
             size = 4096 * (1 + int(rand() * rand() * 16));
-            printf "%d,bench,0,%s,%d,%d,100\n", t + i * 100, op, off, size;
+            printf "%.0f,bench,0,%s,%.0f,%d,100\n", t + i * 100, op, off, size;
         }
     }' > "$trace"
 fi
 start=$(date +%s.%N)
-/usr/bin/time -f "peak RSS %M KiB" "$bin" replay "$trace" --format msr --drive generic-tlc --scale 1/1024 \
+/usr/bin/time -f "peak RSS %M KiB, wall %e s, user %U s, sys %S s" "$bin" replay "$trace" --format msr --drive generic-tlc --scale 1/1024 \
     --mode closed --qd 32 --output-format json --output "$dir/result.json" "$@"
 end=$(date +%s.%N)
 awk -v n="$n" -v a="$start" -v b="$end" 'BEGIN { printf "%d records in %.2f s: %.2f M records per wall second\n", n, b - a, n / (b - a) / 1e6 }'

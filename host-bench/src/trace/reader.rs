@@ -118,6 +118,16 @@ impl TraceReader {
         (self.file_name.clone(), self.line_no)
     }
 
+    /// Where the record returned last came from, cheaply: (file index, line).
+    pub fn file_line(&self) -> (usize, u64) {
+        (self.next_file.saturating_sub(1), self.line_no)
+    }
+
+    /// The name of file `index` as given.
+    pub fn file_name(&self, index: usize) -> String {
+        self.files.get(index).map_or_else(String::new, |p| p.display().to_string())
+    }
+
     fn bad(&mut self, message: String) -> Result<(), TraceError> {
         let b = BadLine { file: self.file_name.clone(), line: self.line_no, message };
         self.counts.bad_lines += 1;

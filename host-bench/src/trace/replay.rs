@@ -2,6 +2,7 @@
 //! closed loop (N outstanding in trace order), with trace offsets mapped onto the device.
 //! Produces the same [`RunResult`] as a fio job, so JSON, time series and plots are shared.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
@@ -164,6 +165,37 @@ fn depth_bucket(depth: usize) -> usize {
 }
 
 const CHECK_EVERY: u64 = 4096;
+/// Records read ahead of their issue, for the device's prefetch hints.
+const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
+
+/// A record with where it came from (file index, line).
+type Located = (TraceRecord, (usize, u64));
+
+struct Lookahead {
+    recs: VecDeque<Located>,
+    done: bool,
+}
+
+impl Lookahead {
+    fn next(
+        &mut self,
+        reader: &mut TraceReader,
+        dev: &mut dyn Device,
+        mapper: &Mapper,
+    ) -> Result<Option<Located>, TraceError> {
+        while !self.done && self.recs.len() < LOOKAHEAD {
+            match reader.next_record()? {
+                Some(r) => {
+                    // The wrapped offset (exact for --lba-map wrap; a hint only otherwise).
+                    dev.hint_next_offset(r.offset_bytes % mapper.cap.max(1));
+                    self.recs.push_back((r, reader.file_line()));
+                }
+                None => self.done = true,
+            }
+        }
+        Ok(self.recs.pop_front())
+    }
+}
 
 /// The highest offset + length of a trace (a pass over it), for `--lba-map scale` and the
 /// size of a new real target file.
@@ -215,12 +247,15 @@ pub fn replay(
     let qd = opts.qd as usize;
     let timed = opts.mode == ReplayMode::Timed;
     let due = |r: &TraceRecord| start.saturating_add((r.time_ns as f64 * opts.time_scale).round() as u64);
-    let mut pending = reader.next_record()?;
+    // Records are read LOOKAHEAD ahead and their offsets passed to the device as hints (the
+    // simulator prefetches mapping state); what is issued, and when, is unchanged.
+    let mut ahead = Lookahead { recs: VecDeque::with_capacity(LOOKAHEAD), done: false };
+    let mut pending = ahead.next(reader, dev, &mapper)?;
     let mut interrupted = false;
     let mut completions = 0u64;
     loop {
         let now = dev.now_ns();
-        while let Some(r) = pending {
+        while let Some((r, loc)) = pending {
             if timed && due(&r) > now {
                 break;
             }
@@ -239,9 +274,9 @@ pub fn replay(
                 held = false;
             }
             let Some((off, len)) = mapper.map(&r, &mut st) else {
-                let (file, line) = reader.location();
+                let (file, line) = loc;
                 return Err(ReplayError::OutOfRange {
-                    file,
+                    file: reader.file_name(file),
                     line,
                     offset_bytes: r.offset_bytes,
                     len_bytes: r.len_bytes,
@@ -255,13 +290,13 @@ pub fn replay(
             dev.submit(IoRequest { tag: 0, dir: r.dir, offset_bytes: off, len_bytes: len })?;
             acc.levels[depth_bucket(dev.outstanding())] += 1;
             st.records_issued += 1;
-            pending = if interrupted { None } else { reader.next_record()? };
+            pending = if interrupted { None } else { ahead.next(reader, dev, &mapper)? };
         }
         if pending.is_none() && dev.outstanding() == 0 {
             break;
         }
         let deadline = match pending {
-            Some(r) if timed && dev.outstanding() < qd => Some(due(&r)),
+            Some((r, _)) if timed && dev.outstanding() < qd => Some(due(&r)),
             _ => None,
         };
         if let Some(c) = dev.wait(deadline)? {
