@@ -237,3 +237,17 @@ fn replays_on_a_real_file_target() {
     let len = std::fs::metadata(&target).unwrap().len();
     assert!((8_000_000..=8 << 20).contains(&len), "{len}");
 }
+
+#[test]
+fn precondition_makes_reads_find_data() {
+    // Reads only: on a fresh drive they hit unmapped blocks (no NAND access).
+    let p = tmp("reads.csv");
+    let text: String = (0..200u64).map(|i| format!("1,R,{},4096,{}\n", i * 65536, i * 100)).collect();
+    std::fs::write(&p, text).unwrap();
+    let mean = |v: &Value| v["jobs"][0]["read"]["clat_ns"]["mean"].as_f64().unwrap();
+    let fresh = replay_json(&p, "alibaba", &["--mode", "closed", "--qd", "1"]);
+    let filled = replay_json(&p, "alibaba", &["--mode", "closed", "--qd", "1", "--precondition", "1"]);
+    assert!(mean(&filled) > 2.0 * mean(&fresh), "fresh {} ns, filled {} ns", mean(&fresh), mean(&filled));
+    // The fill is not part of the replay's counters.
+    assert_eq!(filled["ssdlab"]["host_write_bytes"].as_u64(), Some(0));
+}

@@ -5,6 +5,7 @@ use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
 use super::output::{write_report, write_series, OutputFormat};
 use super::CliError;
 use clap::{Args, ValueEnum};
+use host_bench::device::Device;
 use host_bench::real::RealTarget;
 use host_bench::report::iolog::IologWriter;
 use host_bench::report::{fio_json, series_csv, JsonOptions};
@@ -117,6 +118,10 @@ pub struct ReplayArgs {
     /// Per-second time series (CSV) and its SVG beside it.
     #[arg(long)]
     pub timeseries: Option<PathBuf>,
+    /// Fill the simulated drive first with N sequential 128 KiB passes (QD32), so reads find
+    /// data on NAND rather than unmapped blocks; not part of the results.
+    #[arg(long, default_value_t = 0, conflicts_with = "target")]
+    pub precondition: u32,
     /// Log every issued command (after --lba-map) as a fio iolog v3.
     #[arg(long)]
     pub write_iolog: Option<PathBuf>,
@@ -212,6 +217,16 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, None, 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
+        if a.precondition > 0 {
+            let text = format!("[precondition]\nrw=write\nbs=128k\niodepth=32\nsize=100%\nloops={}\n", a.precondition);
+            let job =
+                host_bench::job::parse_str(&text, "precondition", &Default::default()).map_err(CliError::failed)?;
+            let r = s.run(&job, Some(&stop), None).map_err(CliError::failed)?;
+            if r.interrupted {
+                return Err(CliError::failed("interrupted during --precondition; nothing replayed"));
+            }
+            s.target.settle();
+        }
         opts.series_interval_ns = s.cfg.interval_ns;
         let (r, st) = replay(&mut reader, &mut s.target, &mut opts).map_err(replay_error)?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
@@ -247,7 +262,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         o.insert(
             "replay".into(),
             json!({"traces": a.input.traces, "format": a.input.format, "volume": a.input.volume,
-                   "window": a.input.window, "stats": stats, "read": counts}),
+                   "window": a.input.window, "precondition_passes": a.precondition, "stats": stats, "read": counts}),
         );
     }
     write_report(a.output_format, &result, &json_value, a.output.as_deref())?;
