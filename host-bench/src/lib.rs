@@ -16,3 +16,4 @@ pub mod simrun;
 pub mod stats;
 pub mod suites;
 pub mod sweep;
+pub mod trace;

@@ -10,14 +10,17 @@ mod drives;
 mod ezfio;
 mod fob;
 mod iolog;
+mod output;
 mod plot;
 mod predict;
 mod preflight;
 mod profile;
 mod pts;
+mod replay;
 mod run;
 mod sweep;
 mod sweep_slurm;
+mod trace;
 mod validate;
 
 use clap::Subcommand;
@@ -37,6 +40,15 @@ pub enum Command {
     },
     /// Run a fio job file on a simulated drive (or a real one with --target).
     Run(run::RunArgs),
+    /// Replay a block trace (MSR, SYSTOR, Tencent, Alibaba, UMass, blkparse, MQSim, fio iolog,
+    /// CSV) on a simulated drive (or a real one with --target), timed or closed loop.
+    Replay(replay::ReplayArgs),
+    /// Block traces: `trace stats` (mix, sizes, footprint, re-write distance, IOPS) and
+    /// `trace convert` (to fio iolog v3).
+    Trace {
+        #[command(subcommand)]
+        action: trace::TraceAction,
+    },
     /// Draw a saved time-series CSV as SVG (IOPS; WA and power, or p99 latency).
     Plot(plot::PlotArgs),
     /// Run a job file over a grid of OP x power state x power cap (x seeds), in parallel or
@@ -69,6 +81,8 @@ impl Command {
             Command::Drives => drives::run(),
             Command::Drive { action } => drive::run(action),
             Command::Run(args) => run::run(args),
+            Command::Replay(args) => replay::run(args),
+            Command::Trace { action } => trace::run(action),
             Command::Plot(args) => plot::run(args),
             Command::Sweep(args) => sweep::run(args),
             Command::Bench(args) => bench::run(args),

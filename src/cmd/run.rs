@@ -2,23 +2,16 @@
 //! file or block device) and report like fio, plus the drive's own counters.
 
 use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
-use super::{print_out, CliError};
-use clap::{Args, ValueEnum};
+use super::output::{write_report, write_series, OutputFormat};
+use super::CliError;
+use clap::Args;
 use host_bench::job::{self, JobFile, ParseOptions};
 use host_bench::real::RealTarget;
-use host_bench::report::{fio_json, normal_text, series_csv, series_file_names, JsonOptions};
+use host_bench::report::{fio_json, series_csv, JsonOptions};
 use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
 use host_bench::simrun::SimSession;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Normal,
-    Json,
-    #[value(name = "json+")]
-    JsonPlus,
-}
+use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -80,14 +73,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         (v, r, csvs)
     };
     pb.finish_and_clear();
-    let text = match a.output_format {
-        OutputFormat::Normal => normal_summary(&result, &json_value),
-        _ => format!("{}\n", serde_json::to_string_pretty(&json_value).unwrap_or_default()),
-    };
-    match &a.output {
-        Some(p) => std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?,
-        None => print_out(&text)?,
-    }
+    write_report(a.output_format, &result, &json_value, a.output.as_deref())?;
     if let Some(ts) = &a.timeseries {
         write_series(ts, &csvs)?;
     }
@@ -175,48 +161,4 @@ fn writes(j: &job::JobSpec) -> bool {
         ReadWrite | RandRw => j.rwmixread_percent < 100,
         Write | RandWrite | Trim | RandTrim => true,
     }
-}
-
-/// fio's text summary plus the drive's counters.
-fn normal_summary(r: &RunResult, v: &Value) -> String {
-    let mut s = normal_text(r);
-    let x = &v["ssdlab"];
-    if x.get("write_amplification").is_some() {
-        s.push_str(&format!(
-            "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  host writes {:.2} drive writes, WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
-            x["drive"].as_str().unwrap_or("?"),
-            x["scale"]["divisor"],
-            x["user_capacity_bytes"].as_f64().unwrap_or(0.0) / 1e12,
-            x["op_pct"].as_f64().unwrap_or(0.0),
-            x["seed"],
-            x["host_write_bytes"].as_f64().unwrap_or(0.0)
-                / x["scale"]["user_capacity_bytes_simulated"].as_f64().unwrap_or(f64::INFINITY),
-            x["write_amplification"].as_f64().unwrap_or(0.0),
-            x["nand_write_bytes"].as_f64().unwrap_or(0.0) / 1e9,
-            x["gc_stall_s"].as_f64().unwrap_or(0.0),
-            x["avg_power_w"].as_f64().unwrap_or(0.0),
-            x["erase_count"]["min"],
-            x["erase_count"]["avg"].as_f64().unwrap_or(0.0),
-            x["erase_count"]["max"],
-        ));
-        s.push_str("  (IOPS, bandwidth and latency are full-scale figures; the run was shortened by the scale factor, byte counters are of the simulated drive)\n");
-    }
-    s
-}
-
-/// Writes each job's CSV and its SVG plot beside it.
-fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> {
-    let write = |p: &Path, text: &str| {
-        std::fs::write(p, text).map_err(|e| CliError::failed(format!("{}: {e}", p.display())))?;
-        super::plot::write_svg(text, p, &p.with_extension("svg")).map_err(CliError::failed)
-    };
-    if csvs.len() == 1 {
-        return write(path, &csvs[0].1);
-    }
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("series");
-    let names = series_file_names(csvs.iter().map(|(name, _)| name.as_str()));
-    for (safe, (_, text)) in names.iter().zip(csvs) {
-        write(&path.with_file_name(format!("{stem}.{safe}.csv")), text)?;
-    }
-    Ok(())
 }

@@ -86,7 +86,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "trim_verify_zero", aliases: &[], support: Refused, meaning: "trims after writes are not implemented; add a rw=randtrim job", source: "fio 3.33" },
     OptionDef { name: "trim_backlog", aliases: &[], support: Refused, meaning: "trims after writes are not implemented; add a rw=randtrim job", source: "fio 3.33" },
     OptionDef { name: "trim_backlog_batch", aliases: &[], support: Refused, meaning: "trims after writes are not implemented; add a rw=randtrim job", source: "fio 3.33" },
-    OptionDef { name: "write_iolog", aliases: &[], support: Implemented, meaning: "fio's iolog v3 of every submitted I/O (ms, file, action, offset, length), written on --target; numjobs clones share the job's log; refused on the simulated drive for now", source: "fio 3.33" },
+    OptionDef { name: "write_iolog", aliases: &[], support: Implemented, meaning: "fio's iolog v3 of every submitted I/O (us, file, action, offset, length), written on --target; numjobs clones share the job's log; refused on the simulated drive for now", source: "fio 3.33" },
     OptionDef { name: "read_iolog", aliases: &[], support: Refused, meaning: "iolog/blktrace replay is not implemented; describe the workload as a job file", source: "fio 3.33" },
     OptionDef { name: "read_iolog_chunked", aliases: &[], support: Refused, meaning: "iolog/blktrace replay is not implemented; describe the workload as a job file", source: "fio 3.33" },
     OptionDef { name: "replay_no_stall", aliases: &[], support: Refused, meaning: "iolog/blktrace replay is not implemented; describe the workload as a job file", source: "fio 3.33" },
