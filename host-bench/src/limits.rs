@@ -73,7 +73,13 @@ impl LimitShares {
         let unit = p.geometry.program_unit_bytes().max(1) as f64;
         let t_prog = p.timing.program_array_ns(p.geometry.planes_per_die) as f64;
         let programs = d.nand_write_bytes as f64 / unit;
-        let cmd_per_ns = p.profile.controller.cmd_limit_kiops * 1e3 / 1e9;
+        let ctrl = &p.profile.controller;
+        // Command-processor time: reads at the command limit, writes at the write-command or
+        // write-bandwidth limit (the device charges each write the larger of the two; for the
+        // totals the larger of the sums, exact when writes are one size).
+        let write_ns = (d.host_writes as f64 * 1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops))
+            .max(ctrl.write_bandwidth_mbps.map_or(0.0, |bw| d.host_write_bytes as f64 * 1e3 / bw));
+        let cmd_ns = d.host_reads as f64 * 1e6 / ctrl.cmd_limit_kiops + write_ns;
         let pcie_per_ns = p.profile.host.pcie_bytes_per_s() / 1e9;
         let busiest_dir = d.host_read_bytes.max(d.host_write_bytes) as f64;
         LimitShares {
@@ -81,7 +87,7 @@ impl LimitShares {
             nand_busy: d.die_busy_ns as f64 / (dies * span),
             gc_stall: d.gc_stall_ns as f64 / span,
             power_held: power_held_ns as f64 / span,
-            controller_cmd: (d.host_reads + d.host_writes) as f64 / span / cmd_per_ns,
+            controller_cmd: cmd_ns / span,
             pcie: busiest_dir / span / pcie_per_ns,
             write_amplification: d.wa(),
         }
