@@ -44,7 +44,8 @@ pub struct BlockTable {
     pub(crate) prev: Vec<u32>,
     /// No non-empty bucket below this index.
     min_hint: u32,
-    /// Blocks returned to the free lists so far: lets callers cache "no block available".
+    /// Changes to where blocks can be taken (blocks returned to the free lists, victims chosen):
+    /// lets callers cache "no block available".
     pub releases: u64,
     blocks_per_die: u32,
     /// Victims (erase pending) of each die: blocks that will be free soon.
@@ -114,7 +115,7 @@ impl BlockTable {
     #[inline]
     fn update_host_free(&mut self, die: u32) {
         let n = self.free[die as usize].len() as u32;
-        self.host_free_dies.set(die, n > 0 && n + self.victims_on_die[die as usize] > self.host_reserve_per_die);
+        self.host_free_dies.set(die, n > self.host_reserve_per_die);
     }
 
     /// Dies where a host write stream may open a block (more free blocks than GC's reserve).

@@ -231,7 +231,7 @@ impl FtlCore {
         if self.host_blocked_at.get() == Some(self.blocks.releases) {
             return false;
         }
-        let ok = s.open_dies.next_from(s.cursor, Some(self.blocks.host_free_dies())).is_some();
+        let ok = s.open_dies.next_from(s.cursor, Some(self.host_takeable())).is_some();
         self.host_blocked_at.set(if ok { None } else { Some(self.blocks.releases) });
         ok
     }
@@ -282,7 +282,7 @@ impl FtlCore {
     /// skipping dies with no room and no free block.
     fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
         let dies = self.layout.dies;
-        let takeable = if is_gc { self.blocks.free_dies() } else { self.blocks.host_free_dies() };
+        let takeable = if is_gc { self.blocks.free_dies() } else { self.host_takeable() };
         let s = &self.streams[si];
         let die = s.open_dies.next_from(s.cursor, Some(takeable)).ok_or(NoSpace)?;
         if !s.open_dies.get(die) {
@@ -295,6 +295,18 @@ impl FtlCore {
         s.pu_die = die;
         s.cursor = (die + 1) % dies;
         Ok(())
+    }
+
+    /// Dies where a host stream may open a block: any with a free block while the drive keeps
+    /// more than GC's reserve; below it, those that keep their share of the reserve. Never
+    /// stricter than the drive-wide rule, so GC's watermarks still guarantee progress.
+    #[inline]
+    fn host_takeable(&self) -> &crate::die_mask::DieMask {
+        if self.blocks.free_total() > self.cfg.host_reserve_blocks {
+            self.blocks.free_dies()
+        } else {
+            self.blocks.host_free_dies()
+        }
     }
 
     fn next_sequence(&mut self) -> u32 {

@@ -115,10 +115,6 @@ struct Die {
     reads: VecDeque<NandOp>,
     background_reads: VecDeque<NandOp>,
     writes: VecDeque<NandOp>,
-    /// Erases go before queued programs: they depend on nothing queued here (a victim's data
-    /// is safe before its erase is submitted), and a free block waiting behind a queue of GC
-    /// programs would stall every host write of the drive.
-    erases: VecDeque<NandOp>,
     /// Independent plane reads in flight: die-wide operations wait until none is.
     plane_reads: u32,
 }
@@ -231,7 +227,6 @@ impl Flash {
         d.reads.len()
             + d.background_reads.len()
             + d.writes.len()
-            + d.erases.len()
             + d.running.is_some() as usize
             + d.held.is_some() as usize
             + d.plane_reads as usize
@@ -272,7 +267,6 @@ impl Flash {
         match op.kind {
             OpKind::Read if op.background => self.dies[die].background_reads.push_back(op),
             OpKind::Read => self.dies[die].reads.push_back(op),
-            OpKind::Erase => self.dies[die].erases.push_back(op),
             _ => self.dies[die].writes.push_back(op),
         }
     }
@@ -334,12 +328,7 @@ impl Flash {
         if d.plane_reads > 0 {
             return; // die-wide operations wait for the plane reads
         }
-        let next = d
-            .reads
-            .pop_front()
-            .or_else(|| d.background_reads.pop_front())
-            .or_else(|| d.erases.pop_front())
-            .or_else(|| d.writes.pop_front());
+        let next = d.reads.pop_front().or_else(|| d.background_reads.pop_front()).or_else(|| d.writes.pop_front());
         if let Some(op) = next {
             self.start(now, op);
         }
@@ -492,7 +481,6 @@ impl Flash {
             }
             lost.extend(d.reads.drain(..));
             lost.extend(d.background_reads.drain(..));
-            lost.extend(d.erases.drain(..));
             lost.extend(d.writes.drain(..));
             d.generation = d.generation.wrapping_add(1);
             d.plane_reads = 0;

@@ -101,22 +101,14 @@ impl SimSsd {
 
     #[inline]
     pub(super) fn erase_ready_victims(&mut self) {
-        if self.victims.front().is_some_and(|&(v, after)| self.erase_watermark() >= after && self.programmed(v)) {
+        if self.victims.front().is_some_and(|&(_, after)| self.erase_watermark() >= after) {
             self.erase_victims();
         }
     }
 
-    /// Whether every program into `block` has finished: the die runs erases before queued
-    /// programs, so an erase must not be submitted while the block's own programs wait.
-    #[inline]
-    fn programmed(&self, block: u32) -> bool {
-        let b = &self.core.blocks;
-        b.prog_done[block as usize] >= b.write_ptr[block as usize]
-    }
-
     pub(super) fn erase_victims(&mut self) {
         while let Some(&(v, after)) = self.victims.front() {
-            if self.erase_watermark() < after || !self.programmed(v) {
+            if self.erase_watermark() < after {
                 break;
             }
             self.victims.pop_front();

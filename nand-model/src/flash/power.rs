@@ -18,11 +18,7 @@ impl Flash {
         }
         let d = &mut self.dies[die];
         d.held = None;
-        if held.kind == OpKind::Erase {
-            d.erases.push_front(held);
-        } else {
-            d.writes.push_front(held);
-        }
+        d.writes.push_front(held);
     }
 
     /// Starts `op` at `now` if the power governor admits it, else holds it on its die.
