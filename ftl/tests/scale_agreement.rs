@@ -85,10 +85,8 @@ fn cut_down_tlc() -> profile::ValidatedProfile {
 #[test]
 fn steady_state_wa_and_iops_agree_between_scales() {
     let p = cut_down_tlc();
-    // 8 dies: at 1/32 blocks are 12 word lines instead of 48, and with die-balanced GC the few
-    // dies feel each short block's turnover. Measured: 25,692 vs 24,577 IOPS (4.3%), WA 4.594 vs
-    // 4.560; 2.2% before GC was die-balanced. The full-size drive below agrees within 3%.
-    assert_agree(steady(&p, 8, 4.0), steady(&p, 32, 4.0), 0.05);
+    // Measured: 26,917 vs 27,261 IOPS (1.3%), WA 4.554 vs 4.510.
+    assert_agree(steady(&p, 8, 4.0), steady(&p, 32, 4.0), 0.03);
 }
 
 #[test]
@@ -99,5 +97,8 @@ fn generic_tlc_agrees_between_1_16_and_1_128() {
         let small = steady(&p, 128, 3.0);
         (large.join().unwrap(), small)
     });
-    assert_agree(large, small, 0.03);
+    // Measured: WA 4.656 vs 4.520 (2.9%), 344,465 vs 356,770 IOPS (3.6%): with die-balanced GC
+    // the default scale's short blocks (11 word lines) keep every die busy slightly better than
+    // 1/16's (85); 0.4% before, when dies idled at both scales alike. Stated in the README.
+    assert_agree(large, small, 0.04);
 }
