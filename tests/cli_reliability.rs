@@ -341,9 +341,10 @@ fn sigterm_on_calibrate_writes_the_best_fit_so_far_marked_interrupted() {
         "50",
     ];
     // Signalled before its starting point is simulated, the fit has nothing to write: wait longer.
-    for wait_s in [6, 15, 40] {
-        let o = terminated_after(&args, std::time::Duration::from_secs(wait_s));
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // The whole fit takes ~3 s (3 iterations), so the waits step finely.
+    for wait_ms in [500, 1000, 1500, 2000, 2500, 3000, 4000, 6000] {
+        let o = terminated_after(&args, std::time::Duration::from_millis(wait_ms));
+        assert_eq!(o.status.code(), Some(1), "finished before the signal at {wait_ms} ms: {}", stderr(&o));
         if let Ok(text) = std::fs::read_to_string(&out) {
             assert!(text.contains("# INTERRUPTED after"), "{text}");
             assert!(stderr(&o).contains("best fit so far"), "{}", stderr(&o));
