@@ -1,0 +1,322 @@
+//! GC relocation: moving a victim's live units to the GC stream word line by word line, with the
+//! reads they need and the mapping prefetches that hide their cache misses.
+
+use super::*;
+
+impl FtlCore {
+    /// Relocates every valid MU of `victim` to the GC stream at once (the timeless driver and
+    /// foreground GC). Emits the page reads it needs and the programs.
+    pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
+        self.start_relocation(victim);
+        while self.relocate_step(u32::MAX, out) == Step::More {}
+    }
+
+    /// Takes `victim` out of the GC candidates; [`Self::relocate_step`] then moves its data.
+    pub fn start_relocation(&mut self, victim: u32) {
+        self.blocks.mark_victim(victim);
+        self.stats.gc_victims += 1;
+        self.reloc = Some((victim, 0));
+        self.aim_prefetch(victim, 0);
+    }
+
+    /// The victim being relocated, if any.
+    pub fn relocating(&self) -> Option<u32> {
+        self.reloc.map(|r| r.0)
+    }
+
+    /// The victim being relocated and the next word line to move.
+    pub fn relocation_progress(&self) -> Option<(u32, u32)> {
+        self.reloc
+    }
+
+    /// Relocates up to `max_wls` word lines of the victim in progress. Incremental relocation
+    /// lets the device pace GC against host writes instead of moving a whole block in a burst.
+    pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
+        let Some((victim, mut wl)) = self.reloc else { return Step::Done };
+        let written = self.blocks.write_ptr[victim as usize];
+        let wls = self.layout.wls_written(written);
+        let mut n = 0;
+        while wl < wls && n < max_wls {
+            if !self.gc_has_room_for_unit() {
+                self.reloc = Some((victim, wl));
+                return Step::Stalled;
+            }
+            if (self.ahead.victim, self.ahead.wl) != (victim, wl) {
+                self.aim_prefetch(victim, wl);
+            }
+            self.prefetch_ahead(u32::MAX);
+            self.aim_prefetch(victim, wl + 1);
+            self.relocate_wl(victim, wl, out);
+            wl += 1;
+            n += 1;
+        }
+        if wl < wls {
+            self.reloc = Some((victim, wl));
+            return Step::More;
+        }
+        self.reloc = None;
+        Step::Done
+    }
+
+    /// Whether the GC stream can take another word line's worth of units.
+    pub(super) fn gc_has_room_for_unit(&self) -> bool {
+        self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
+    }
+
+    /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
+    /// (the P2L entries) and live bits, which the mapping-entry prefetches then read.
+    pub(super) fn aim_prefetch(&mut self, victim: u32, wl: u32) {
+        let (first, end) = self.wl_units(victim, wl);
+        self.ahead = Ahead { victim, wl, next: first, end };
+        let mut ppn = first;
+        while ppn < end {
+            prefetch(&self.p2l, ppn as usize);
+            ppn += 16; // 16 entries per 64-byte line
+        }
+        prefetch(&self.valid_bits, (first / 64) as usize);
+        prefetch(&self.valid_bits, (end.saturating_sub(1) / 64) as usize);
+    }
+
+    /// Prefetches the mapping entries of up to `max` more live units of the word line GC moves
+    /// next. The spare area is read sequentially but the L2P entries it names are random cache
+    /// misses; a whole word line's at once stalls the CPU on all of them together, so the
+    /// host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
+    /// relocation fetches whatever is left before it moves the word line.
+    pub(super) fn prefetch_ahead(&mut self, max: u32) {
+        let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
+        while next < end && left > 0 {
+            let w = next / 64;
+            let mut bits = self.live_word(w, next, end);
+            next = ((w + 1) * 64).min(end);
+            while bits != 0 {
+                let ppn = w * 64 + bits.trailing_zeros();
+                prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
+                bits &= bits - 1;
+                left -= 1;
+                if left == 0 {
+                    if bits != 0 {
+                        next = ppn + 1;
+                    }
+                    break;
+                }
+            }
+        }
+        self.ahead.next = next;
+    }
+
+    /// A host command's share of GC's mapping-entry prefetches (see `prefetch_ahead`).
+    /// No effect on state beyond the prefetch cursor.
+    #[inline]
+    pub fn prefetch_gc_some(&mut self) {
+        if self.ahead.next < self.ahead.end {
+            self.prefetch_ahead(GC_PREFETCH_PER_COMMAND);
+        }
+    }
+
+    /// Physical units `first..end` of word line `wl` of `victim` that hold data (none past the
+    /// block's write pointer).
+    pub(super) fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
+        let l = &self.layout;
+        let written = self.blocks.write_ptr[victim as usize];
+        let base = l.first_ppn(victim);
+        (base + (wl * l.mus_per_pu).min(written), base + ((wl + 1) * l.mus_per_pu).min(written))
+    }
+
+    /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
+    /// per page type with live data) are emitted first, so every program carrying this data
+    /// waits for them.
+    pub(super) fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
+        let (first, end) = self.wl_units(victim, wl);
+        if first >= end {
+            return;
+        }
+        if end - first <= 128 {
+            let live = self.live_bits(first, end - first);
+            self.relocate_units(victim, first, live, out);
+        } else {
+            self.relocate_units_wide(victim, first, end, out);
+        }
+    }
+
+    /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
+    /// one multi-plane read per page type holding live data. Returns how many units are live.
+    pub(super) fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+        let l = self.layout;
+        let bits = (l.geo.bits_per_cell as usize).min(4);
+        let mut planes = [0u8; 4];
+        let mut bytes = [0u32; 4];
+        let mut moved = 0;
+        // Page (plane p, type t) of the word line is page index p * bits + t.
+        for p in 0..l.geo.planes_per_die {
+            for t in 0..bits {
+                let n = page_live(p * bits as u32 + t as u32);
+                planes[t] += (n > 0) as u8;
+                bytes[t] += n * l.mu_bytes;
+                moved += n;
+            }
+        }
+        let die = l.die_of_block(victim);
+        for t in 0..bits {
+            if planes[t] > 0 {
+                out.push(CoreEvent::GcRead { die, page_type: t as u8, planes: planes[t], bytes: bytes[t] });
+            }
+        }
+        moved
+    }
+
+    /// Relocates a word line of at most 128 units whose live units are the set bits of `live`
+    /// (bit i = physical unit `first + i`).
+    pub(super) fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
+        let mpp = self.layout.mus_per_page;
+        let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
+        let page_live = |k: u32| {
+            let sh = k * mpp;
+            // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one 64-bit
+            // popcount; wider pages take the 128-bit one.
+            match sh {
+                128.. => 0,
+                _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
+                _ => (live >> sh).count_ones(),
+            }
+        };
+        if self.emit_gc_reads(victim, page_live, out) == 0 {
+            return;
+        }
+        let mut run = Run::default();
+        let stopped = for_each_set_bit(live, first, |ppn| self.move_unit(ppn, &mut run, out));
+        // Live units that could not move (none in practice: see move_unit).
+        let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - first)));
+        // The moved units leave the victim: their live bits go in one pass.
+        self.clear_live_bits(first, live & !rest);
+        self.end_moves(victim, run, out);
+    }
+
+    /// Clears the live bits of units `first + i` for each bit i set in `mask`.
+    pub(super) fn clear_live_bits(&mut self, first: u32, mask: u128) {
+        let (mut m, mut pos) = (mask, first);
+        while m != 0 {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = 64 - b;
+            self.valid_bits[w] &= !((m as u64) << b);
+            m = if take >= 128 { 0 } else { m >> take };
+            pos += take;
+        }
+    }
+
+    /// Sets the live bits of units `lo..lo + n` (a committed run of relocated units).
+    pub(super) fn set_live_range(&mut self, lo: u32, n: u32) {
+        let (mut pos, end) = (lo, lo + n);
+        while pos < end {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = (64 - b).min(end - pos);
+            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << b };
+            self.valid_bits[w] |= mask;
+            pos += take;
+        }
+    }
+
+    /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
+    /// fills them. False if the GC stream has no room (cannot happen: room for a whole unit is
+    /// checked before each word line; if it did, the rest would stay live in the victim).
+    #[inline(always)]
+    pub(super) fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
+        if run.room == 0 {
+            self.commit_run(run, out);
+            let Ok((dst, room)) = self.unit_room(GC) else { return false };
+            (run.dst, run.room, run.len) = (dst, room, 0);
+        }
+        // The caller clears the victim's live bit; the new one is set when the run commits.
+        let lpn = self.p2l[ppn as usize];
+        self.l2p[lpn as usize] = run.dst;
+        self.p2l[run.dst as usize] = lpn;
+        if self.cfg.track_sequence {
+            let s = self.next_sequence();
+            self.seq[run.dst as usize] = s;
+        }
+        run.dst += 1;
+        run.room -= 1;
+        run.len += 1;
+        run.moved += 1;
+        true
+    }
+
+    /// Commits the units bound in `run` (if any) and sets their live bits.
+    #[inline]
+    pub(super) fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
+        if run.len > 0 {
+            self.set_live_range(run.dst - run.len, run.len);
+            self.commit(GC, run.len, run.len, 0, out);
+        }
+    }
+
+    /// Commits the last partial run and settles the victim's count and the GC statistics.
+    pub(super) fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+        self.commit_run(&run, out);
+        self.blocks.valid[victim as usize] -= run.moved;
+        self.stats.gc_write_mus += run.moved as u64;
+    }
+
+    /// Bits `lo..lo + n` of the live-unit bitmap (n <= 128), bit 0 = unit `lo`.
+    pub(super) fn live_bits(&self, lo: u32, n: u32) -> u128 {
+        let (mut out, mut got, mut pos) = (0u128, 0u32, lo);
+        while got < n {
+            let (w, b) = ((pos / 64) as usize, pos % 64);
+            let take = (64 - b).min(n - got);
+            let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
+            out |= (((self.valid_bits[w] >> b) & mask) as u128) << got;
+            got += take;
+            pos += take;
+        }
+        out
+    }
+
+    /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
+    pub(super) fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
+        let mpp = self.layout.mus_per_page;
+        let page_live = |k: u32| {
+            let first = lo + k * mpp;
+            if first >= hi {
+                0
+            } else {
+                self.count_live(first, (first + mpp).min(hi))
+            }
+        };
+        if self.emit_gc_reads(victim, page_live, out) == 0 {
+            return;
+        }
+        // Live units in offset order.
+        let mut run = Run::default();
+        let mut w = lo / 64;
+        'words: while w * 64 < hi {
+            let mut word = self.live_word(w, lo, hi);
+            while word != 0 {
+                let ppn = w * 64 + word.trailing_zeros();
+                word &= word - 1;
+                if !self.move_unit(ppn, &mut run, out) {
+                    break 'words;
+                }
+                self.clear_valid_bit(ppn);
+            }
+            w += 1;
+        }
+        self.end_moves(victim, run, out);
+    }
+
+    /// Live units among physical units `lo..hi`.
+    pub(super) fn count_live(&self, lo: u32, hi: u32) -> u32 {
+        (lo / 64..hi.div_ceil(64)).map(|w| self.live_word(w, lo, hi).count_ones()).sum()
+    }
+
+    /// Word `w` of the live-unit bitmap with the bits outside units `lo..hi` cleared.
+    #[inline]
+    pub(super) fn live_word(&self, w: u32, lo: u32, hi: u32) -> u64 {
+        let mut word = self.valid_bits[w as usize];
+        if w * 64 < lo {
+            word &= u64::MAX << (lo % 64);
+        }
+        if (w + 1) * 64 > hi {
+            word &= !(u64::MAX << (hi % 64));
+        }
+        word
+    }
+}
