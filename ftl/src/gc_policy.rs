@@ -136,3 +136,57 @@ pub fn score(valid: u32, mus_per_block: u32, age: u64) -> f64 {
 pub fn choose_victim(blocks: &mut BlockTable, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
     VictimChooser::default().choose(blocks, policy, mus_per_block, now_mus)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Layout;
+    use nand_model::{CellType, GeometryConfig};
+
+    /// 2 dies x 8 blocks of 48 units; `valid[b]` units live in closed block `b`.
+    fn table(valid: &[(u32, u32)]) -> (BlockTable, u32) {
+        let geo = GeometryConfig {
+            cell: CellType::Tlc,
+            slc_mode: false,
+            channels: 1,
+            dies_per_channel: 2,
+            planes_per_die: 1,
+            blocks_per_plane: 8,
+            pages_per_block: 12,
+            page_bytes: 16384,
+        }
+        .validate()
+        .unwrap();
+        let l = Layout::new(geo, 4096).unwrap();
+        let mut t = BlockTable::new(&l, 0);
+        for &(die, n) in valid {
+            let b = t.take_free(die, 0).unwrap();
+            t.write_ptr[b as usize] = l.mus_per_block;
+            t.valid[b as usize] = n;
+            t.close(b, 0);
+        }
+        (t, l.mus_per_block)
+    }
+
+    #[test]
+    fn greedy_collects_on_the_die_with_the_fewest_free_blocks() {
+        // Die 0 has the emptiest block drive-wide, but die 1 has fewer free blocks left.
+        let (mut t, mpb) = table(&[(0, 5), (1, 30), (1, 20), (1, 40)]);
+        let v = VictimChooser::default().choose(&mut t, GcPolicy::Greedy, mpb, 0).unwrap();
+        assert_eq!(v / 8, 1, "victim {v} is not on die 1");
+        assert_eq!(t.valid[v as usize], 20, "not the fewest-valid block of die 1");
+    }
+
+    #[test]
+    fn a_pending_victim_counts_as_its_dies_supply() {
+        // Die 0 has one free block fewer; once its victim is chosen (erase pending) the dies are
+        // even, so the next victim comes from die 1.
+        let (mut t, mpb) = table(&[(0, 10), (0, 12), (0, 14), (1, 10), (1, 12)]);
+        let mut c = VictimChooser::default();
+        let a = c.choose(&mut t, GcPolicy::Greedy, mpb, 0).unwrap();
+        assert_eq!(a / 8, 0);
+        t.mark_victim(a);
+        let b = c.choose(&mut t, GcPolicy::Greedy, mpb, 0).unwrap();
+        assert_eq!(b / 8, 1, "second victim {b} not on die 1");
+    }
+}
