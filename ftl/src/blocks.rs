@@ -37,13 +37,15 @@ pub struct BlockTable {
     free_total: u32,
     /// Blocks taken out of service (bad-block spares and metadata): never written.
     pub reserved: u32,
-    /// Closed blocks bucketed by valid count (intrusive doubly-linked lists), so greedy finds
-    /// the emptiest block in O(1) amortised instead of scanning every block.
+    /// Closed blocks of each die bucketed by valid count (intrusive doubly-linked lists; die
+    /// `d`'s bucket `v` at `d * bucket_stride + v`), so greedy finds a die's emptiest block in
+    /// O(1) amortised instead of scanning the die's blocks on every victim.
     bucket_head: Vec<u32>,
+    bucket_stride: u32,
     pub(crate) next: Vec<u32>,
     pub(crate) prev: Vec<u32>,
-    /// No non-empty bucket below this index.
-    min_hint: u32,
+    /// Per die: no non-empty bucket below this valid count.
+    min_hint: Vec<u32>,
     /// Changes to where blocks can be taken (blocks returned to the free lists, victims chosen):
     /// lets callers cache "no block available".
     pub releases: u64,
@@ -92,10 +94,11 @@ impl BlockTable {
             free_dies,
             free_total: usable * layout.dies,
             reserved: reserved_per_die * layout.dies,
-            bucket_head: vec![NIL; layout.mus_per_block as usize + 1],
+            bucket_head: vec![NIL; (layout.mus_per_block as usize + 1) * layout.dies as usize],
+            bucket_stride: layout.mus_per_block + 1,
             next: vec![NIL; n],
             prev: vec![NIL; n],
-            min_hint: 0,
+            min_hint: vec![0; layout.dies as usize],
             releases: 0,
             blocks_per_die: layout.blocks_per_die,
             victims_on_die: vec![0; layout.dies as usize],
@@ -123,16 +126,24 @@ impl BlockTable {
         &self.host_free_dies
     }
 
+    /// Index of `b`'s bucket for valid count `v`.
+    #[inline]
+    fn bucket(&self, b: u32, v: u32) -> usize {
+        ((b / self.blocks_per_die) * self.bucket_stride + v) as usize
+    }
+
     fn link(&mut self, b: u32) {
         let v = self.valid[b as usize];
-        let head = self.bucket_head[v as usize];
+        let k = self.bucket(b, v);
+        let head = self.bucket_head[k];
         self.next[b as usize] = head;
         self.prev[b as usize] = NIL;
         if head != NIL {
             self.prev[head as usize] = b;
         }
-        self.bucket_head[v as usize] = b;
-        self.min_hint = self.min_hint.min(v);
+        self.bucket_head[k] = b;
+        let die = (b / self.blocks_per_die) as usize;
+        self.min_hint[die] = self.min_hint[die].min(v);
     }
 
     fn unlink(&mut self, b: u32) {
@@ -140,7 +151,8 @@ impl BlockTable {
         if p != NIL {
             self.next[p as usize] = n;
         } else {
-            self.bucket_head[self.valid[b as usize] as usize] = n;
+            let k = self.bucket(b, self.valid[b as usize]);
+            self.bucket_head[k] = n;
         }
         if n != NIL {
             self.prev[n as usize] = p;
@@ -213,19 +225,33 @@ impl BlockTable {
         self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
     }
 
-    /// The closed block with the fewest valid MUs, if it has fewer than `limit`.
-    pub fn min_valid_closed(&mut self, limit: u32) -> Option<u32> {
-        let mut v = self.min_hint;
-        while v < limit && (v as usize) < self.bucket_head.len() {
-            let h = self.bucket_head[v as usize];
+    /// The closed block of `die` with the fewest valid MUs, if it has fewer than `limit`.
+    pub fn min_valid_closed_on_die(&mut self, die: u32, limit: u32) -> Option<u32> {
+        let base = (die * self.bucket_stride) as usize;
+        let mut v = self.min_hint[die as usize];
+        while v < limit.min(self.bucket_stride) {
+            let h = self.bucket_head[base + v as usize];
             if h != NIL {
-                self.min_hint = v;
+                self.min_hint[die as usize] = v;
                 return Some(h);
             }
             v += 1;
         }
-        self.min_hint = v;
+        self.min_hint[die as usize] = v;
         None
+    }
+
+    /// The closed block with the fewest valid MUs on the whole drive, if it has fewer than
+    /// `limit` (the lowest die wins a tie).
+    pub fn min_valid_closed(&mut self, limit: u32) -> Option<u32> {
+        let mut best: Option<u32> = None;
+        for die in 0..self.dies() {
+            let cap = best.map_or(limit, |b| self.valid[b as usize]);
+            if let Some(b) = self.min_valid_closed_on_die(die, cap) {
+                best = Some(b);
+            }
+        }
+        best
     }
 
     pub fn free_total(&self) -> u32 {
@@ -278,13 +304,13 @@ impl BlockTable {
         self.bucket_head.fill(NIL);
         self.next.fill(NIL);
         self.prev.fill(NIL);
-        self.min_hint = 0;
+        self.min_hint.fill(0);
         for b in 0..self.state.len() as u32 {
             if self.state[b as usize] == BlockState::Closed && !self.is_reserved(b) {
                 self.link(b);
             }
         }
-        self.min_hint = 0;
+        self.min_hint.fill(0);
     }
 
     /// Rebuilds the per-die free lists from `state` (lowest block first).

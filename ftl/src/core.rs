@@ -100,6 +100,10 @@ pub struct FtlCore {
     pub stats: FtlStats,
     next_seq: u32,
     chooser: VictimChooser,
+    /// `blocks.releases` when the last victim could not start for want of room with no block
+    /// free: until a block is released neither the free room nor GC's open room can grow, so
+    /// the choice is not re-run on every event (it is O(dies)).
+    gc_blocked_at: Option<u64>,
     /// The victim being relocated and its next word line.
     reloc: Option<(u32, u32)>,
     /// The word line GC moves next and how far its mapping entries have been prefetched.
@@ -205,6 +209,7 @@ impl FtlCore {
             next_seq: 1,
             host_blocked_at: std::cell::Cell::new(None),
             chooser: VictimChooser::default(),
+            gc_blocked_at: None,
             reloc: None,
             ahead: Ahead { victim: NONE, wl: 0, next: 0, end: 0 },
         }
@@ -410,6 +415,9 @@ impl FtlCore {
 
     /// Picks a victim that the GC stream has room to relocate.
     pub fn pick_victim(&mut self) -> Option<u32> {
+        if self.gc_blocked_at == Some(self.blocks.releases) {
+            return None;
+        }
         let v = self.chooser.choose(
             &mut self.blocks,
             self.cfg.policy,
@@ -419,7 +427,11 @@ impl FtlCore {
         let need = self.blocks.valid[v as usize] as u64;
         let free_room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64;
         // The open blocks' room is a scan over every die: only needed when free blocks fall short.
-        (free_room >= need || free_room + self.open_room(self.stream_index(GC)) >= need).then_some(v)
+        let fits = free_room >= need || free_room + self.open_room(self.stream_index(GC)) >= need;
+        if !fits && free_room == 0 {
+            self.gc_blocked_at = Some(self.blocks.releases);
+        }
+        fits.then_some(v)
     }
 
     fn open_room(&self, si: usize) -> u64 {
@@ -486,6 +498,7 @@ impl FtlCore {
         }
         self.next_seq = next_seq.max(1);
         self.chooser.reset();
+        self.gc_blocked_at = None;
         self.host_blocked_at.set(None);
         self.reloc = None;
     }

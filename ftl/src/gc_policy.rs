@@ -107,13 +107,15 @@ impl VictimChooser {
     }
 }
 
-/// The policy's choice among the candidates of one die (a scan of its blocks; ties go to the
-/// lowest block id, for determinism).
-fn choose_on_die(blocks: &BlockTable, die: u32, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
-    let candidates = blocks.die_blocks(die).filter(|&b| blocks.is_candidate(b, mus_per_block));
+/// The policy's choice among the candidates of one die: greedy from the die's valid-count
+/// buckets (O(1) amortised), cost-benefit by a scan of its blocks (ties go to the lowest block
+/// id, for determinism).
+fn choose_on_die(blocks: &mut BlockTable, die: u32, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
     match policy {
-        GcPolicy::Greedy => candidates.min_by_key(|&b| blocks.valid[b as usize]),
-        GcPolicy::CostBenefit => candidates
+        GcPolicy::Greedy => blocks.min_valid_closed_on_die(die, mus_per_block),
+        GcPolicy::CostBenefit => blocks
+            .die_blocks(die)
+            .filter(|&b| blocks.is_candidate(b, mus_per_block))
             .map(|b| {
                 let age = now_mus.saturating_sub(blocks.closed_at[b as usize]);
                 (score(blocks.valid[b as usize], mus_per_block, age), b)
