@@ -14,7 +14,7 @@ pub enum Style {
     Dashed,
 }
 
-/// One named series.
+/// One named series (an empty name keeps it out of the legend).
 #[derive(Clone, Debug)]
 pub struct Series {
     pub name: String,
@@ -179,25 +179,25 @@ fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, c: &
         let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2));
         match s.style {
             Style::Line | Style::LinePoints => {
-                ch.draw_series(LineSeries::new(data.clone(), color.stroke_width(2)))
-                    .map_err(err)?
-                    .label(s.name.as_str())
-                    .legend(legend);
+                let anno = ch.draw_series(LineSeries::new(data.clone(), color.stroke_width(2))).map_err(err)?;
+                if !s.name.is_empty() {
+                    anno.label(s.name.as_str()).legend(legend);
+                }
                 if s.style == Style::LinePoints {
                     ch.draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?;
                 }
             }
             Style::Points => {
-                ch.draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                    .map_err(err)?
-                    .label(s.name.as_str())
-                    .legend(legend);
+                let anno = ch.draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?;
+                if !s.name.is_empty() {
+                    anno.label(s.name.as_str()).legend(legend);
+                }
             }
             Style::Dashed => {
-                ch.draw_series(DashedLineSeries::new(data, 8, 5, color.stroke_width(1)))
-                    .map_err(err)?
-                    .label(s.name.as_str())
-                    .legend(legend);
+                let anno = ch.draw_series(DashedLineSeries::new(data, 8, 5, color.stroke_width(1))).map_err(err)?;
+                if !s.name.is_empty() {
+                    anno.label(s.name.as_str()).legend(legend);
+                }
             }
         }
     }

@@ -183,6 +183,11 @@ fn fob_curve_decreases_then_flattens() {
     assert!(early > 1.2 * tail_avg, "early {early} tail {tail_avg}");
     assert!(tail.iter().all(|v| (v / tail_avg - 1.0).abs() < 0.35), "{tail:?}");
     assert!(c.time_to_steady_state_s.is_some(), "{:?}", c.rounds);
+    // Marked where the steady state starts, after the FOB plateau, on the drive-writes axis.
+    let dw = c.drive_writes_to_steady_state.unwrap();
+    assert!(dw > 0.0 && dw < o.drive_writes, "{dw}");
+    let svg = std::fs::read_to_string(d.path().join("fob-drive-writes.svg")).unwrap();
+    assert!(svg.contains(&format!("steady state from {dw:.2} drive writes")), "no marker in the plot");
     assert_svgs(d.path(), d.written());
 }
 

@@ -92,8 +92,11 @@ pub struct Curve {
     /// Mean IOPS per round of `round_s`.
     pub rounds: Vec<f64>,
     pub determination: Option<Determination>,
-    /// Start of the first passing window, full-scale seconds; `None` if not reached.
+    /// Start of the window from which steady state is sustained (see `steady::sustained`), full-scale seconds; `None` if not reached.
     pub time_to_steady_state_s: Option<f64>,
+    /// Host writes (in user capacities) at the start of that window: where a review marks
+    /// steady state on its drive-writes axis.
+    pub drive_writes_to_steady_state: Option<f64>,
     pub interrupted: bool,
 }
 
@@ -121,6 +124,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         rounds: Vec::new(),
         determination: None,
         time_to_steady_state_s: None,
+        drive_writes_to_steady_state: None,
         interrupted: ctl.stopped(),
     };
     if curve.interrupted {
@@ -151,25 +155,39 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         });
     }
     curve.rounds = minute_rounds(&curve.points, o.round_s);
-    curve.determination = steady::first_reached_within(&curve.rounds, usize::MAX);
+    curve.determination = steady::sustained(&curve.rounds);
     curve.time_to_steady_state_s =
         curve.determination.as_ref().filter(|d| d.reached).map(|d| (d.rounds[0] - 1) as f64 * o.round_s);
+    curve.drive_writes_to_steady_state = curve.determination.as_ref().filter(|d| d.reached).map(|d| {
+        let ends = round_ends(&curve.points, o.round_s);
+        // The window starts where the round before it ended (at 0 for the first round).
+        d.rounds[0].checked_sub(2).and_then(|k| ends.get(k)).map_or(0.0, |&i| curve.points[i].drive_writes)
+    });
     Ok(curve)
+}
+
+/// Index of the last point of each complete round of `round_s` seconds.
+fn round_ends(points: &[CurvePoint], round_s: f64) -> Vec<usize> {
+    let mut ends = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        if p.t_s >= (ends.len() + 1) as f64 * round_s - 1e-6 {
+            ends.push(i);
+        }
+    }
+    ends
 }
 
 /// Mean IOPS per complete round of `round_s` seconds (a trailing partial round is dropped).
 fn minute_rounds(points: &[CurvePoint], round_s: f64) -> Vec<f64> {
-    let mut out = Vec::new();
-    let (mut sum, mut n, mut k) = (0.0, 0usize, 1usize);
-    for p in points {
-        sum += p.iops;
-        n += 1;
-        if p.t_s >= k as f64 * round_s - 1e-6 {
-            out.push(r6(sum / n as f64));
-            (sum, n, k) = (0.0, 0, k + 1);
-        }
-    }
-    out
+    let mut start = 0;
+    round_ends(points, round_s)
+        .into_iter()
+        .map(|end| {
+            let r = &points[start..=end];
+            start = end + 1;
+            r6(r.iter().map(|p| p.iops).sum::<f64>() / r.len() as f64)
+        })
+        .collect()
 }
 
 /// Writes `{prefix}.json`, `{prefix}.csv` and the plots.
@@ -177,7 +195,7 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
     let mut v = meta;
     if let Some(o) = v.as_object_mut() {
         o.insert("curve".into(), json!(curve));
-        o.insert("time_to_steady_state_note".into(), json!("start of the first 5-round window of 1-minute IOPS rounds that passes the SNIA range (20%) and slope (10%) criteria"));
+        o.insert("time_to_steady_state_note".into(), json!("start of the 5-round window of 1-minute IOPS rounds from which every later window passes the SNIA range (20%) and slope (10%) criteria (steady state sustained to the end of the curve)"));
     }
     out.json(&format!("{prefix}.json"), &v)?;
     let rows: Vec<Vec<String>> = curve
@@ -200,13 +218,35 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
         &["time_s", "write_iops", "write_mbps", "write_lat_mean_us", "drive_writes", "gb_written", "wa"],
         &rows,
     )?;
-    let ss_line = |x_of: &dyn Fn(&CurvePoint) -> f64| -> Option<Series> {
-        let d = curve.determination.as_ref().filter(|d| d.reached)?;
-        let (a, b) = (curve.points.first()?, curve.points.last()?);
-        Some(
-            Series::new("steady-state average", vec![(x_of(a), d.average), (x_of(b), d.average)], Style::Dashed)
-                .color((200, 0, 0)),
-        )
+    let ends = round_ends(&curve.points, curve.options.round_s);
+    let round_x = |x_of: &dyn Fn(&CurvePoint) -> f64, k: usize| ends.get(k).map(|&i| x_of(&curve.points[i]));
+    // What reviews draw: the per-round averages and, once steady state is reached, its
+    // average with the SNIA band (range 20% = average +-10%) and a marker where it starts.
+    let steady = |x_of: &dyn Fn(&CurvePoint) -> f64| -> Vec<Series> {
+        let Some(d) = curve.determination.as_ref().filter(|d| d.reached) else { return Vec::new() };
+        let first = d.rounds[0];
+        let x0 = if first >= 2 { round_x(x_of, first - 2) } else { Some(0.0) };
+        // Sustained to the end of the curve (`steady::sustained`), so drawn to its end.
+        let (Some(x0), Some(x1)) = (x0, curve.points.last().map(x_of)) else {
+            return Vec::new();
+        };
+        let top = curve.points.iter().map(|p| p.iops).fold(d.average * 1.1, f64::max);
+        let red = (200, 0, 0);
+        vec![
+            Series::new("steady-state average", vec![(x0, d.average), (x1, d.average)], Style::Dashed).color(red),
+            Series::new("SNIA band (average +-10%)", vec![(x0, d.average * 1.1), (x1, d.average * 1.1)], Style::Dashed)
+                .color((230, 140, 140)),
+            Series::new("", vec![(x0, d.average * 0.9), (x1, d.average * 0.9)], Style::Dashed).color((230, 140, 140)),
+            Series::new(
+                match curve.drive_writes_to_steady_state {
+                    Some(dw) => format!("steady state from {dw:.2} drive writes"),
+                    None => "steady state reached".into(),
+                },
+                vec![(x0, 0.0), (x0, top)],
+                Style::Dashed,
+            )
+            .color((90, 90, 90)),
+        ]
     };
     let iops = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
         let mut c = Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS").with(Series::new(
@@ -214,7 +254,13 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
             curve.points.iter().map(|p| (x_of(p), p.iops)).collect(),
             Style::Line,
         ));
-        c.series.extend(ss_line(x_of));
+        let rounds: Vec<(f64, f64)> =
+            curve.rounds.iter().enumerate().filter_map(|(k, &v)| Some((round_x(x_of, k)?, v))).collect();
+        c.series.push(
+            Series::new(format!("{:.0} s average", curve.options.round_s), rounds, Style::LinePoints)
+                .color((255, 140, 0)),
+        );
+        c.series.extend(steady(x_of));
         c
     };
     let wa = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {

@@ -116,9 +116,38 @@ pub fn first_reached_within(series: &[f64], max_rounds: usize) -> Option<Determi
     last
 }
 
+/// The window after the last one that fails: steady state *sustained* to the end of the
+/// series (FOB and WSAT curves, which run a fixed amount and can be judged afterwards). A
+/// curve that dips below its steady state and recovers (the usual FOB bathtub) passes the
+/// criteria inside the dip, which the first passing window would report as steady state.
+/// `None` for fewer than [`WINDOW_ROUNDS`] rounds; the last window, marked not reached, when it
+/// fails.
+pub fn sustained(series: &[f64]) -> Option<Determination> {
+    let windows = series.len().checked_sub(WINDOW_ROUNDS)? + 1;
+    let judged = |start: usize| judge(start + 1, &series[start..start + WINDOW_ROUNDS]);
+    let last = judged(windows - 1);
+    if !last.reached {
+        return Some(last);
+    }
+    let first = (0..windows - 1).rev().find(|&s| !judged(s).reached).map_or(0, |s| s + 1);
+    Some(judged(first))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sustained_skips_a_passing_dip() {
+        // Falls into a dip that is flat for 5 rounds, recovers 30%, then holds.
+        let s = [300.0, 200.0, 100.0, 100.0, 100.0, 100.0, 100.0, 130.0, 130.0, 130.0, 130.0, 130.0, 130.0];
+        assert_eq!(first_reached_within(&s, usize::MAX).unwrap().rounds[0], 3);
+        let d = sustained(&s).unwrap();
+        assert!(d.reached);
+        assert_eq!(d.rounds[0], 8, "{d:?}");
+        assert!(!sustained(&[100.0, 100.0, 100.0, 100.0, 100.0, 200.0]).unwrap().reached);
+        assert!(sustained(&[1.0; 4]).is_none());
+    }
 
     #[test]
     fn flat_series_passes_both() {
