@@ -247,6 +247,17 @@ fn read_jobs_open_read_only_and_image_files_with_a_filesystem_are_protected() {
     let o = run(r, &missing, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!missing.exists(), "a read-only job created its target");
+    // A read job over more than the file holds is refused up front (fio would lay the file out
+    // first; reading past its end would time holes and short reads, not the device).
+    let short = dir.join("short.img");
+    std::fs::write(&short, vec![0u8; 1 << 20]).unwrap();
+    let r16 = dir.join("r16.fio");
+    std::fs::write(&r16, "[r]\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=64\n").unwrap();
+    let o = run(r16.to_str().unwrap(), &short, &[]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("exceeds the size 1048576"), "{e}");
+    assert_eq!(std::fs::metadata(&short).unwrap().len(), 1 << 20, "the short file was extended");
     // An image holding an ext4 superblock: writes refused unless --allow-destroy, reads fine.
     let img = dir.join("ext4.img");
     let mut data = vec![0u8; 16 << 20];
