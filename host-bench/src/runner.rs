@@ -279,25 +279,33 @@ struct Instance {
 const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
 
 impl Instance {
-    /// The next I/O to submit. The pattern is drawn `LOOKAHEAD` I/Os ahead and each offset is
-    /// passed to the device as a hint when drawn, so a simulated drive can fetch its mapping
-    /// state before the command arrives; the sequence of I/Os is the pattern's, unchanged.
+    /// The next I/O to submit ([`Instance::can_issue`] said there is one). The pattern is
+    /// drawn `LOOKAHEAD` I/Os ahead and each offset is passed to the device as a hint when
+    /// drawn, so a simulated drive can fetch its mapping state before the command arrives;
+    /// the sequence of I/Os is the pattern's, unchanged.
     #[inline]
-    fn next_io(&mut self, dev: &mut dyn Device) -> NextIo {
+    fn next_io(&mut self, dev: &mut dyn Device) -> Option<NextIo> {
+        let io = self.ahead.pop_front();
+        self.refill(dev);
+        io
+    }
+
+    /// Draws the pattern up to `LOOKAHEAD` I/Os ahead (fewer once its loops are done).
+    #[inline]
+    fn refill(&mut self, dev: &mut dyn Device) {
         while self.ahead.len() < LOOKAHEAD {
-            let io = self.pattern.next_io();
+            let Some(io) = self.pattern.next_io() else {
+                break;
+            };
             dev.hint_next_offset(io.offset_bytes);
             self.ahead.push_back(io);
-        }
-        match self.ahead.pop_front() {
-            Some(io) => io,
-            None => self.pattern.next_io(),
         }
     }
 
     #[inline]
     fn can_issue(&self, now_ns: u64) -> bool {
         !self.stopped
+            && !self.ahead.is_empty()
             && now_ns < self.end_ns
             && self.issued_bytes < self.budget_bytes
             && self.issued_ios < self.budget_ios
@@ -417,6 +425,7 @@ impl GroupRun {
         let open_loop = self.instances.iter().any(|i| i.rate_iops > 0);
         let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
         dev.report_grid(&origins, opts.series_interval_ns.max(1));
+        self.instances.iter_mut().for_each(|i| i.refill(dev));
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
             if self.instances[i].rate_iops == 0 {
@@ -534,7 +543,9 @@ impl GroupRun {
     #[inline]
     fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
-        let io = inst.next_io(dev);
+        let Some(io) = inst.next_io(dev) else {
+            return Ok(());
+        };
         let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);

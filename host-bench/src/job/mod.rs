@@ -19,6 +19,7 @@ pub mod pattern;
 pub mod randmap;
 pub mod registry;
 mod resolve;
+mod seqpos;
 mod value;
 pub mod zipf;
 
@@ -171,6 +172,44 @@ impl RandomGenerator {
     }
 }
 
+/// fio's `rw=...:N` offset modifier and `rw_sequencer`: where non-random I/Os go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sequencing {
+    /// Sequential patterns: bytes skipped after each I/O (`rw=write:4k` leaves 4 KiB holes;
+    /// negative walks backwards). fio's `ddir_seq_add`; 0 without a modifier.
+    pub add_bytes: i64,
+    /// Random patterns: a new random offset every N-th I/O (`rw=randread:8`); the I/Os in
+    /// between follow `identical`. fio's `ddir_seq_nr`; 1 without a modifier.
+    pub every_nr: u32,
+    /// `rw_sequencer=identical`: the I/Os between random ones repeat the previous offset;
+    /// `sequential` (the default): they continue after the previous I/O.
+    pub identical: bool,
+}
+
+impl Default for Sequencing {
+    fn default() -> Self {
+        Sequencing { add_bytes: 0, every_nr: 1, identical: false }
+    }
+}
+
+/// fio `zonemode=strided`: I/O goes to `size_bytes` of each zone of `range_bytes`, then skips
+/// `skip_bytes` to the next zone (wrapping to `offset` at the end of the device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedZones {
+    pub size_bytes: u64,
+    pub range_bytes: u64,
+    pub skip_bytes: u64,
+}
+
+/// Zone options as written; resolved into [`JobSpec::zones`] when the job section ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ZoneOptions {
+    pub strided: bool,
+    pub size_bytes: u64,
+    pub range_bytes: u64,
+    pub skip_bytes: u64,
+}
+
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -251,6 +290,13 @@ pub struct JobSpec {
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
+    /// `rw=...:N` and `rw_sequencer`.
+    pub sequencing: Sequencing,
+    /// `zonemode=strided` with its zone options (checked when the section ends).
+    pub zones: Option<StridedZones>,
+    /// `zonemode` as written (fio's default `none`), and `zonesize`/`zonerange`/`zoneskip`
+    /// before the section is complete.
+    pub zone_options: ZoneOptions,
     /// fio's default (false) keeps a random map: each block once per loop (see [`randmap`]).
     pub norandommap: bool,
     pub random_generator: RandomGenerator,
@@ -303,6 +349,9 @@ impl JobSpec {
             stonewall: false,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
+            sequencing: Sequencing::default(),
+            zones: None,
+            zone_options: ZoneOptions::default(),
             norandommap: false,
             random_generator: RandomGenerator::Tausworthe,
             randrepeat: true,

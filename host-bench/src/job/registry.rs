@@ -123,7 +123,11 @@ mod tests {
         ("steadystate", "iops_slope:0.3%"),
         ("steadystate_duration", "60"),
         ("steadystate_ramp_time", "5"),
-        ("zonemode", "none"),
+        ("zonemode", "strided"),
+        ("zonesize", "16k"),
+        ("zonerange", "64k"),
+        ("zoneskip", "1m"),
+        ("rw_sequencer", "identical"),
         ("kb_base", "1024"),
     ];
 

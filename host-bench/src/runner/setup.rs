@@ -67,11 +67,13 @@ pub(super) fn new_instance(
     let (budget_bytes, budget_ios) = if spec.time_based {
         (u64::MAX, u64::MAX)
     } else if let Some(n) = spec.number_ios {
+        pattern.set_loops(spec.loops, spec.io_size.is_some());
         (u64::MAX, n.saturating_mul(loops))
     } else {
         let lbs = u64::from(info.logical_block_bytes);
         let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
         pattern.set_loop_bytes(per_loop);
+        pattern.set_loops(spec.loops, spec.io_size.is_some());
         (per_loop.saturating_mul(loops), u64::MAX)
     };
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
