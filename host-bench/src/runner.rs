@@ -15,8 +15,11 @@
 //! # }
 //! ```
 
+mod iolog_source;
 mod results;
 mod setup;
+pub use iolog_source::largest_entry_bytes;
+use iolog_source::IologSource;
 use setup::{new_instance, new_slot};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,6 +102,8 @@ pub enum RunError {
     UnknownTag { tag: u64 },
     #[error("time_scale = {0} is out of range (allowed a finite number > 0)")]
     BadTimeScale(f64),
+    #[error("job '{job}': {message}")]
+    Iolog { job: String, message: String },
 }
 
 /// Totals and completion latencies of one direction.
@@ -247,14 +252,26 @@ fn scale(ns: u64, f: f64) -> u64 {
     (ns as f64 * f).round() as u64
 }
 
+/// Where a job instance's I/Os come from.
+enum Source {
+    Pattern(IoPattern),
+    /// fio `read_iolog`.
+    Iolog(Box<IologSource>),
+}
+
 /// One running job instance.
 struct Instance {
-    pattern: IoPattern,
+    source: Source,
+    /// Replayed with the log's delays (`read_iolog` without `replay_no_stall`).
+    replay_paced: bool,
+    /// A paced replay found every slot busy: its next entry's delay starts at a completion.
+    waiting_slot: bool,
     /// Job section index and clone number (for I/O logs).
     job: u32,
     clone: u32,
-    /// I/Os drawn from `pattern` ahead of their submission, in order (see `next_io`).
-    ahead: std::collections::VecDeque<NextIo>,
+    /// I/Os drawn from the source ahead of their submission, in order, each with the delay
+    /// before it (iolog replay; 0 otherwise) (see `next_io`).
+    ahead: std::collections::VecDeque<(NextIo, u64)>,
     slot: usize,
     iodepth: u32,
     outstanding: u32,
@@ -284,22 +301,33 @@ impl Instance {
     /// drawn, so a simulated drive can fetch its mapping state before the command arrives;
     /// the sequence of I/Os is the pattern's, unchanged.
     #[inline]
-    fn next_io(&mut self, dev: &mut dyn Device) -> Option<NextIo> {
+    fn next_io(&mut self, dev: &mut dyn Device) -> Result<Option<NextIo>, String> {
         let io = self.ahead.pop_front();
-        self.refill(dev);
-        io
+        self.refill(dev)?;
+        Ok(io.map(|(io, _)| io))
     }
 
-    /// Draws the pattern up to `LOOKAHEAD` I/Os ahead (fewer once its loops are done).
+    /// Draws the source up to `LOOKAHEAD` I/Os ahead (fewer once it is done).
     #[inline]
-    fn refill(&mut self, dev: &mut dyn Device) {
+    fn refill(&mut self, dev: &mut dyn Device) -> Result<(), String> {
         while self.ahead.len() < LOOKAHEAD {
-            let Some(io) = self.pattern.next_io() else {
+            let next = match &mut self.source {
+                Source::Pattern(p) => p.next_io().map(|io| (io, 0)),
+                Source::Iolog(log) => log.next()?,
+            };
+            let Some((io, delay_ns)) = next else {
                 break;
             };
             dev.hint_next_offset(io.offset_bytes);
-            self.ahead.push_back(io);
+            self.ahead.push_back((io, delay_ns));
         }
+        Ok(())
+    }
+
+    /// Submits at arrival times (`rate_iops`, or an iolog's delays) rather than on completions.
+    #[inline]
+    fn paced(&self) -> bool {
+        self.rate_iops > 0 || self.replay_paced
     }
 
     #[inline]
@@ -311,8 +339,20 @@ impl Instance {
             && self.issued_ios < self.budget_ios
     }
 
-    /// Arrival k is at start + k / rate, computed exactly so rates need not divide 1 s.
-    fn schedule_next_arrival(&mut self) {
+    /// Arrival k is at start + k / rate, computed exactly so rates need not divide 1 s. A
+    /// replayed entry arrives its delay after the previous submission, or, when every slot is
+    /// busy, its delay after the completion that frees one (fio fetches the entry, then waits).
+    fn schedule_next_arrival(&mut self, now_ns: u64) {
+        if self.replay_paced {
+            let delay = self.ahead.front().map_or(0, |e| e.1);
+            if self.outstanding < self.iodepth {
+                self.next_arrival_ns = now_ns.saturating_add(delay);
+            } else {
+                self.next_arrival_ns = u64::MAX;
+                self.waiting_slot = true;
+            }
+            return;
+        }
         self.arrivals += 1;
         let offset = u128::from(self.arrivals) * 1_000_000_000 / u128::from(self.rate_iops.max(1));
         self.next_arrival_ns = self.start_ns.saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
@@ -422,13 +462,15 @@ impl GroupRun {
 
     /// Runs until every instance is done; returns true when interrupted.
     fn run(&mut self, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<bool, RunError> {
-        let open_loop = self.instances.iter().any(|i| i.rate_iops > 0);
+        let open_loop = self.instances.iter().any(Instance::paced);
         let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
         dev.report_grid(&origins, opts.series_interval_ns.max(1));
-        self.instances.iter_mut().for_each(|i| i.refill(dev));
+        for i in 0..self.instances.len() {
+            self.instances[i].refill(dev).map_err(|message| self.iolog_error(i, message))?;
+        }
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
-            if self.instances[i].rate_iops == 0 {
+            if !self.instances[i].paced() {
                 while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
                     self.submit(dev, i, now)?;
                 }
@@ -476,7 +518,7 @@ impl GroupRun {
         let mut next: Option<u64> = None;
         for i in 0..self.instances.len() {
             let inst = &self.instances[i];
-            if inst.rate_iops == 0 || inst.finished {
+            if !inst.paced() || inst.finished {
                 continue;
             }
             while self.instances[i].next_arrival_ns <= now
@@ -484,7 +526,7 @@ impl GroupRun {
                 && self.instances[i].can_issue(now)
             {
                 self.submit(dev, i, now)?;
-                self.instances[i].schedule_next_arrival();
+                self.instances[i].schedule_next_arrival(now);
             }
             self.check_done(dev, i, now);
             let inst = &self.instances[i];
@@ -529,7 +571,11 @@ impl GroupRun {
             }
         }
         let now = dev.now_ns();
-        if inst.rate_iops == 0 && inst.can_issue(now) {
+        if inst.waiting_slot {
+            inst.waiting_slot = false;
+            inst.next_arrival_ns = c.complete_ns.saturating_add(inst.ahead.front().map_or(0, |e| e.1));
+        }
+        if !inst.paced() && inst.can_issue(now) {
             self.submit(dev, i, now)?;
         } else if inst.rate_iops > 0 && inst.outstanding == 0 && inst.next_arrival_ns >= inst.end_ns {
             // An open-loop instance's last completion: it ends its job's span, though the
@@ -543,9 +589,10 @@ impl GroupRun {
     #[inline]
     fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
-        let Some(io) = inst.next_io(dev) else {
+        let Some(io) = inst.next_io(dev).map_err(|message| self.iolog_error(i, message))? else {
             return Ok(());
         };
+        let inst = &mut self.instances[i];
         let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);
@@ -576,6 +623,15 @@ impl GroupRun {
             self.live -= 1;
             dev.report_point();
         }
+    }
+
+    fn iolog_error(&self, i: usize, message: String) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Iolog { job, message }
     }
 
     fn device_error(&self, i: usize, source: DeviceError) -> RunError {

@@ -58,16 +58,16 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     };
     let (json_value, result, csvs) = if a.real.target.is_some() {
         run_real(&a, &file, &stop, &mut on_progress)?
-    } else if let Some(j) = file.jobs.iter().find(|j| j.write_iolog.is_some()) {
-        return Err(CliError::bad_input(format!(
-            "{}:{}: write_iolog is written on --target only (the simulated drive does not log I/O yet)",
-            file.file, j.line
-        )));
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
-        let r = s.run(&file, Some(&stop), Some(&mut on_progress)).map_err(CliError::failed)?;
+        let mut logs = super::iolog::IologFiles::create(&file, None)?;
+        let logging = logs.any();
+        let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
+        let on_submit: Option<&mut dyn FnMut(&[runner::SubmittedIo])> = if logging { Some(&mut log_io) } else { None };
+        let r = s.run_logged(&file, Some(&stop), Some(&mut on_progress), on_submit).map_err(CliError::failed)?;
+        logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, csvs)
@@ -98,6 +98,12 @@ fn run_real(
         .flat_map(|j| j.bs_bytes.iter().copied().chain(j.bssplit.iter().flatten().map(|e| e.bytes)))
         .max()
         .unwrap_or(4096);
+    let mut max_block = u64::from(max_block);
+    for log in file.jobs.iter().filter_map(|j| j.replay.read_iolog.as_deref()) {
+        max_block = max_block.max(runner::largest_entry_bytes(log).map_err(CliError::bad_input)?);
+    }
+    let max_block = u32::try_from(max_block)
+        .map_err(|_| CliError::bad_input(format!("{}: an iolog entry is larger than 4 GiB", file.file)))?;
     let Some(mut o) = a.real.real_options(qd, max_block)? else {
         return Err(CliError::bad_input("no --target given"));
     };
@@ -156,6 +162,10 @@ fn run_real(
 /// Whether a job writes or trims (a mix with rwmixread=100 only reads).
 fn writes(j: &job::JobSpec) -> bool {
     use job::RwMode::*;
+    if j.replay.read_iolog.is_some() {
+        // A replayed log may write whatever the job's rw says.
+        return true;
+    }
     match j.rw {
         Read | RandRead => false,
         ReadWrite | RandRw => j.rwmixread_percent < 100,

@@ -210,6 +210,37 @@ pub struct ZoneOptions {
     pub skip_bytes: u64,
 }
 
+/// fio `read_iolog` and its replay options: the job's I/Os come from an iolog (v2 or v3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The log; `None` for a job that generates its I/O.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: issue as fast as `iodepth` allows, ignoring the log's times.
+    pub no_stall: bool,
+    /// `replay_time_scale`: percent of the log's pace (200 replays twice as fast). Default 100.
+    pub time_scale_percent: u32,
+    /// `replay_scale`: offsets divided by this. Default 1.
+    pub offset_divisor: u64,
+    /// `replay_align`: offsets rounded down to this power of two (0: as logged).
+    pub align_bytes: u64,
+    /// `replay_redirect`: the file fio would send every I/O to (recorded; the drive or
+    /// --target is the file, as for `filename`).
+    pub redirect: Option<String>,
+}
+
+impl Default for Replay {
+    fn default() -> Self {
+        Replay {
+            read_iolog: None,
+            no_stall: false,
+            time_scale_percent: 100,
+            offset_divisor: 1,
+            align_bytes: 0,
+            redirect: None,
+        }
+    }
+}
+
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -313,6 +344,8 @@ pub struct JobSpec {
     /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
     /// write sequence, every read is checked (fio's checksum itself is not reproduced).
     pub verify: Option<String>,
+    /// fio `read_iolog` and the replay options.
+    pub replay: Replay,
     /// fio `write_iolog`: a path for the log of every I/O this job submits (fio's iolog v3).
     pub write_iolog: Option<String>,
     /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
@@ -364,6 +397,7 @@ impl JobSpec {
             verify: None,
             do_verify: true,
             write_iolog: None,
+            replay: Replay::default(),
             description: None,
         }
     }

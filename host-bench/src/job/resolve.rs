@@ -70,6 +70,19 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "do_verify" => spec.do_verify = boolean(value, loc)?,
         "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),
         "write_iolog" => return Err(loc.bad("is empty", "a file path")),
+        "read_iolog" if !v.trim().is_empty() => spec.replay.read_iolog = Some(v.trim().to_string()),
+        "read_iolog" => return Err(loc.bad("is empty", "a fio iolog (version 2 or 3)")),
+        "replay_no_stall" => spec.replay.no_stall = boolean(value, loc)?,
+        "replay_time_scale" => spec.replay.time_scale_percent = int_in(v, 1, u64::from(u32::MAX), loc)? as u32,
+        "replay_scale" => spec.replay.offset_divisor = int_in(v, 1, u64::from(u32::MAX), loc)?,
+        "replay_align" => {
+            let a = size_bytes(v, loc)?;
+            if a != 0 && !a.is_power_of_two() {
+                return Err(loc.bad("is not a power of two", "0 or a power of two, e.g. 4k"));
+            }
+            spec.replay.align_bytes = a;
+        }
+        "replay_redirect" => spec.replay.redirect = Some(v.trim().to_string()),
         "zonemode" => {
             spec.zone_options.strided = match v.trim() {
                 "none" => false,
