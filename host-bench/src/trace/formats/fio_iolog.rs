@@ -10,7 +10,8 @@
 //! v3 lines start with a time in microseconds since the start (what fio 3.33 writes); v2 has
 //! none, and `wait N` holds the following entries until N milliseconds after the start (fio
 //! 3.33 sleeps until `mtime_since_genesis()` reaches N). File actions (add, open, close) and sync /
-//! datasync carry no data and are skipped. Several files are replayed onto one target.
+//! datasync carry no data and are skipped, and so is a repeated header (fio writes one per job
+//! appending to the log). Several files are replayed onto one target.
 
 use crate::device::IoDir;
 use crate::trace::fields::{split_ws, uint};
@@ -33,6 +34,10 @@ impl LineParser for FioIolog {
             });
             return Ok(LineOut::Skip);
         };
+        if matches!(line.trim(), "fio version 2 iolog" | "fio version 3 iolog") {
+            // fio 3.33 starts the log again when a later job appends to the same file.
+            return Ok(LineOut::Skip);
+        }
         let mut f = [""; 6];
         let n = split_ws(line, &mut f);
         let (time_ns, rest) = if version == 3 {
