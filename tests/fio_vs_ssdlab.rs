@@ -355,3 +355,77 @@ fn replaying_fios_iolog_v3_issues_its_entries() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Log files in `dir` ending in `.log`, by name: their lines split at ", ".
+fn perf_logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<Vec<String>>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.ends_with(".log").then(|| {
+                let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+                let lines = text.lines().map(|l| l.split(", ").map(String::from).collect()).collect();
+                (name, lines)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn bw_iops_and_lat_logs_in_fios_format() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("perflogs");
+    let (fio_dir, ssd_dir) = (dir.join("fio"), dir.join("ssdlab"));
+    std::fs::create_dir_all(&fio_dir).unwrap();
+    std::fs::create_dir_all(&ssd_dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let job = format!(
+        "[global]\nfilename={}\nioengine=libaio\ndirect=1\nwrite_bw_log=p\nwrite_iops_log=p\nwrite_lat_log=p\n\
+         [a]\nrw=randwrite\nbs=16k\nsize=1m\n[b]\nstonewall\nnumjobs=2\nrw=read\nbs=8k\nsize=256k\n",
+        data.display()
+    );
+    let job_file = dir.join("logs.fio");
+    std::fs::write(&job_file, job).unwrap();
+    let fio = Command::new("fio").arg(&job_file).current_dir(&fio_dir).output().expect("run fio");
+    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stdout));
+    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job_file.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string()])
+        .current_dir(&ssd_dir)
+        .output()
+        .expect("run ssdlab");
+    assert!(ssd.status.success(), "ssdlab: {}", String::from_utf8_lossy(&ssd.stderr));
+    let (f, s) = (perf_logs(&fio_dir), perf_logs(&ssd_dir));
+    assert_eq!(f.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "file names");
+    assert_eq!(f.len(), 15, "bw, iops, lat, clat, slat for 3 job instances");
+    for (name, fl) in &f {
+        let sl = &s[name];
+        assert_eq!(fl.len(), sl.len(), "{name}: one line per I/O");
+        assert!(fl.iter().chain(sl).all(|l| l.len() == 5), "{name}: five columns");
+        // Direction, block size and priority per line: the same multiset (the order of a
+        // random mix differs), and every IOPS value 1.
+        let cols = |ls: &Vec<Vec<String>>| {
+            let mut v: Vec<(String, String, String)> =
+                ls.iter().map(|l| (l[2].clone(), l[3].clone(), l[4].clone())).collect();
+            v.sort();
+            v
+        };
+        // (fio's slat lines follow submission order, ssdlab's completion order.)
+        assert_eq!(cols(fl), cols(sl), "{name}: direction, bs, priority");
+        if name.starts_with("p_iops") {
+            assert!(fl.iter().chain(sl).all(|l| l[1] == "1"), "{name}");
+        }
+        if name.starts_with("p_clat") || name.starts_with("p_bw") {
+            assert!(sl.iter().all(|l| l[1].parse::<u64>().unwrap() > 0), "{name}: positive values");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

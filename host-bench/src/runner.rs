@@ -63,6 +63,22 @@ pub struct RunOptions<'a> {
     /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
     /// at a time; `None` costs one branch per I/O.
     pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+    /// Receives every measured completion (fio's bandwidth, IOPS and latency logs), in
+    /// completion order, a few thousand at a time; `None` costs one branch per I/O.
+    pub on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+}
+
+/// One measured completion, for fio's per-I/O logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletedIo {
+    /// Index of the job section in the file, and the `numjobs` clone.
+    pub job: u32,
+    pub clone: u32,
+    /// Submission and completion, ns since the job instance started.
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+    pub dir: crate::device::IoDir,
+    pub len_bytes: u32,
 }
 
 /// One submitted I/O, for I/O logs.
@@ -87,6 +103,7 @@ impl RunOptions<'_> {
             stop: None,
             progress: None,
             on_submit: None,
+            on_complete: None,
         }
     }
 }
@@ -401,6 +418,8 @@ struct RampStats {
 struct GroupRun {
     /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set).
     submitted: Option<Vec<SubmittedIo>>,
+    /// Completions not yet passed to `RunOptions::on_complete` (only when it is set).
+    completed: Option<Vec<CompletedIo>>,
     /// Device time the run started (I/O log times are relative to it).
     run_start_ns: u64,
     group: usize,
@@ -424,6 +443,7 @@ impl GroupRun {
     ) -> Result<Self, RunError> {
         let mut run = GroupRun {
             submitted: opts.on_submit.is_some().then(Vec::new),
+            completed: opts.on_complete.is_some().then(Vec::new),
             run_start_ns,
             group,
             groups,
@@ -556,6 +576,16 @@ impl GroupRun {
             d.ios += 1;
             slot.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
             slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
+            if let Some(log) = self.completed.as_mut() {
+                log.push(CompletedIo {
+                    job: inst.job,
+                    clone: inst.clone,
+                    submit_ns: c.submit_ns.saturating_sub(inst.start_ns),
+                    complete_ns: c.complete_ns.saturating_sub(inst.start_ns),
+                    dir: c.dir,
+                    len_bytes: c.len_bytes,
+                });
+            }
         } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
             let d = &mut ramp.dirs[c.dir.index()];
             d.clat.record(lat);

@@ -63,11 +63,18 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
         let mut logs = super::iolog::IologFiles::create(&file, None)?;
-        let logging = logs.any();
+        let mut perf = super::iolog::PerfLogs::create(&file)?;
+        let (logging, perf_logging) = (logs.any(), perf.any());
         let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
+        let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
         let on_submit: Option<&mut dyn FnMut(&[runner::SubmittedIo])> = if logging { Some(&mut log_io) } else { None };
-        let r = s.run_logged(&file, Some(&stop), Some(&mut on_progress), on_submit).map_err(CliError::failed)?;
+        let on_complete: Option<&mut dyn FnMut(&[runner::CompletedIo])> =
+            if perf_logging { Some(&mut log_done) } else { None };
+        let r = s
+            .run_logged(&file, Some(&stop), Some(&mut on_progress), on_submit, on_complete)
+            .map_err(CliError::failed)?;
         logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
+        perf.finish()?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, csvs)
@@ -126,22 +133,29 @@ fn run_real(
     }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut logs = super::iolog::IologFiles::create(file, a.real.target.as_deref())?;
-    let logging = logs.any();
+    let mut perf = super::iolog::PerfLogs::create(file)?;
+    let (logging, perf_logging) = (logs.any(), perf.any());
     let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
+    let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
     let mut ro = RunOptions::new(a.drive.seed);
     ro.stop = Some(stop);
     ro.progress = Some(progress);
     if logging {
         ro.on_submit = Some(&mut log_io);
     }
+    if perf_logging {
+        ro.on_complete = Some(&mut log_done);
+    }
     let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
     ro.on_submit = None;
+    ro.on_complete = None;
     if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
         // fio's verify phase (do_verify): read back what was written; checked by the target.
         runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
     }
     drop(ro);
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
+    perf.finish()?;
     let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
     if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
         o.insert("target".into(), json!(t.description()));

@@ -241,6 +241,29 @@ impl Default for Replay {
     }
 }
 
+/// fio's per-I/O logs (`write_bw_log`, `write_iops_log`, `write_lat_log`) and their options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogOptions {
+    /// File-name prefixes: `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, `PREFIX_{lat,clat,slat}.N.log`.
+    pub bw: Option<String>,
+    pub iops: Option<String>,
+    pub lat: Option<String>,
+    /// `log_avg_msec`: 0 logs every I/O; otherwise one averaged entry per window.
+    pub avg_msec: u64,
+    /// `log_max_value`: a window's maximum instead of its mean.
+    pub max_value: bool,
+    /// `log_prio`: the priority column in hex (always 0: no priorities are issued).
+    pub prio: bool,
+    /// `per_job_logs` (default on): `.N` in the name, N counting job instances from 1.
+    pub per_job: bool,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions { bw: None, iops: None, lat: None, avg_msec: 0, max_value: false, prio: false, per_job: true }
+    }
+}
+
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -346,6 +369,8 @@ pub struct JobSpec {
     pub verify: Option<String>,
     /// fio `read_iolog` and the replay options.
     pub replay: Replay,
+    /// fio's bandwidth, IOPS and latency logs.
+    pub logs: LogOptions,
     /// fio `write_iolog`: a path for the log of every I/O this job submits (fio's iolog v3).
     pub write_iolog: Option<String>,
     /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
@@ -398,6 +423,7 @@ impl JobSpec {
             do_verify: true,
             write_iolog: None,
             replay: Replay::default(),
+            logs: LogOptions::default(),
             description: None,
         }
     }

@@ -83,6 +83,20 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
             spec.replay.align_bytes = a;
         }
         "replay_redirect" => spec.replay.redirect = Some(v.trim().to_string()),
+        // fio: without a value the prefix is the job's name.
+        "write_bw_log" => spec.logs.bw = Some(log_prefix(v, spec)),
+        "write_iops_log" => spec.logs.iops = Some(log_prefix(v, spec)),
+        "write_lat_log" => spec.logs.lat = Some(log_prefix(v, spec)),
+        "log_avg_msec" => spec.logs.avg_msec = int_in(v, 0, u64::from(u32::MAX), loc)?,
+        "log_max_value" => spec.logs.max_value = boolean(value, loc)?,
+        "log_offset" if boolean(value, loc)? => {
+            return Err(
+                loc.bad("is not supported", "0 (completions carry no offset here; write_iolog logs every offset)")
+            )
+        }
+        "log_offset" => {}
+        "log_prio" => spec.logs.prio = boolean(value, loc)?,
+        "per_job_logs" => spec.logs.per_job = boolean(value, loc)?,
         "zonemode" => {
             spec.zone_options.strided = match v.trim() {
                 "none" => false,
@@ -101,6 +115,14 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         _ => return Ok(Applied::Unknown),
     }
     Ok(Applied::Known)
+}
+
+fn log_prefix(v: &str, spec: &JobSpec) -> String {
+    if v.trim().is_empty() {
+        spec.name.clone()
+    } else {
+        v.trim().to_string()
+    }
 }
 
 /// `ss_dur`/`ss_ramp` may come before `steadystate`; they wait on a placeholder with limit 0
