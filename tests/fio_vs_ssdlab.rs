@@ -429,3 +429,49 @@ fn bw_iops_and_lat_logs_in_fios_format() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rate_limits_each_direction_as_fio() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("rate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    // fio 3.33: one rate_iops value limits each direction; rwmixread does not change that.
+    let job = dir.join("rate.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[r]\nfilename={}\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=80\nbs=4k\nrate_iops=300,100\n\
+             iodepth=4\nruntime=1\ntime_based\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let fio_json = dir.join("rate.json");
+    let fio = Command::new("fio")
+        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
+        .arg(&job)
+        .output()
+        .expect("run fio");
+    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
+    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
+        .output()
+        .expect("run ssdlab");
+    let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
+    for (d, want) in [("read", 300.0), ("write", 100.0)] {
+        let (fi, si) = (f[d]["total_ios"].as_f64().unwrap(), s[d]["total_ios"].as_f64().unwrap());
+        assert!((fi / want - 1.0).abs() < 0.05, "fio {d}: {fi}");
+        assert!((si / fi - 1.0).abs() < 0.05, "{d}: ssdlab {si} vs fio {fi}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,8 @@
 //! Runs a [`JobFile`] against a [`Device`] the way fio does.
 //!
 //! Each job instance (a job times `numjobs`) keeps `iodepth` I/Os outstanding (closed loop) or,
-//! with `rate_iops`, submits at fixed arrival times (open loop, still capped at `iodepth`).
+//! with `rate`/`rate_iops` or a replayed iolog, submits at arrival times (open loop, still
+//! capped at `iodepth`; see `runner/rate.rs`).
 //! Jobs run concurrently on the one device; `stonewall` starts a new group that runs after the
 //! previous group has drained. Time is only read from the device, so on the simulator every
 //! number here is simulated time and the run is deterministic for a given seed.
@@ -15,9 +16,12 @@
 //! # }
 //! ```
 
+mod instance;
 mod iolog_source;
+mod rate;
 mod results;
 mod setup;
+use instance::{Instance, Source, LOOKAHEAD};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 use setup::{new_instance, new_slot};
@@ -269,132 +273,6 @@ fn scale(ns: u64, f: f64) -> u64 {
     (ns as f64 * f).round() as u64
 }
 
-/// Where a job instance's I/Os come from.
-enum Source {
-    Pattern(IoPattern),
-    /// fio `read_iolog`.
-    Iolog(Box<IologSource>),
-}
-
-/// One running job instance.
-struct Instance {
-    source: Source,
-    /// Replayed with the log's delays (`read_iolog` without `replay_no_stall`).
-    replay_paced: bool,
-    /// A paced replay found every slot busy: its next entry's delay starts at a completion.
-    waiting_slot: bool,
-    /// Job section index and clone number (for I/O logs).
-    job: u32,
-    clone: u32,
-    /// I/Os drawn from the source ahead of their submission, in order, each with the delay
-    /// before it (iolog replay; 0 otherwise) (see `next_io`).
-    ahead: std::collections::VecDeque<(NextIo, u64)>,
-    slot: usize,
-    iodepth: u32,
-    outstanding: u32,
-    start_ns: u64,
-    measure_from_ns: u64,
-    end_ns: u64,
-    budget_bytes: u64,
-    budget_ios: u64,
-    issued_bytes: u64,
-    issued_ios: u64,
-    /// Open-loop rate in I/Os per second; 0 for closed loop.
-    rate_iops: u64,
-    arrivals: u64,
-    next_arrival_ns: u64,
-    stopped: bool,
-    finished: bool,
-    ss: Option<SteadyStateTracker>,
-    ss_reached_ns: Option<u64>,
-}
-
-/// I/Os an instance draws ahead of submitting them.
-const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
-
-impl Instance {
-    /// The next I/O to submit ([`Instance::can_issue`] said there is one). The pattern is
-    /// drawn `LOOKAHEAD` I/Os ahead and each offset is passed to the device as a hint when
-    /// drawn, so a simulated drive can fetch its mapping state before the command arrives;
-    /// the sequence of I/Os is the pattern's, unchanged.
-    #[inline]
-    fn next_io(&mut self, dev: &mut dyn Device) -> Result<Option<NextIo>, String> {
-        let io = self.ahead.pop_front();
-        self.refill(dev)?;
-        Ok(io.map(|(io, _)| io))
-    }
-
-    /// Draws the source up to `LOOKAHEAD` I/Os ahead (fewer once it is done).
-    #[inline]
-    fn refill(&mut self, dev: &mut dyn Device) -> Result<(), String> {
-        while self.ahead.len() < LOOKAHEAD {
-            let next = match &mut self.source {
-                Source::Pattern(p) => p.next_io().map(|io| (io, 0)),
-                Source::Iolog(log) => log.next()?,
-            };
-            let Some((io, delay_ns)) = next else {
-                break;
-            };
-            dev.hint_next_offset(io.offset_bytes);
-            self.ahead.push_back((io, delay_ns));
-        }
-        Ok(())
-    }
-
-    /// Submits at arrival times (`rate_iops`, or an iolog's delays) rather than on completions.
-    #[inline]
-    fn paced(&self) -> bool {
-        self.rate_iops > 0 || self.replay_paced
-    }
-
-    #[inline]
-    fn can_issue(&self, now_ns: u64) -> bool {
-        !self.stopped
-            && !self.ahead.is_empty()
-            && now_ns < self.end_ns
-            && self.issued_bytes < self.budget_bytes
-            && self.issued_ios < self.budget_ios
-    }
-
-    /// Arrival k is at start + k / rate, computed exactly so rates need not divide 1 s. A
-    /// replayed entry arrives its delay after the previous submission, or, when every slot is
-    /// busy, its delay after the completion that frees one (fio fetches the entry, then waits).
-    fn schedule_next_arrival(&mut self, now_ns: u64) {
-        if self.replay_paced {
-            let delay = self.ahead.front().map_or(0, |e| e.1);
-            if self.outstanding < self.iodepth {
-                self.next_arrival_ns = now_ns.saturating_add(delay);
-            } else {
-                self.next_arrival_ns = u64::MAX;
-                self.waiting_slot = true;
-            }
-            return;
-        }
-        self.arrivals += 1;
-        let offset = u128::from(self.arrivals) * 1_000_000_000 / u128::from(self.rate_iops.max(1));
-        self.next_arrival_ns = self.start_ns.saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
-    }
-
-    fn fraction(&self, now_ns: u64) -> f64 {
-        if self.finished {
-            return 1.0;
-        }
-        let by_time = if self.end_ns == u64::MAX {
-            0.0
-        } else {
-            now_ns.saturating_sub(self.start_ns) as f64 / self.end_ns.saturating_sub(self.start_ns).max(1) as f64
-        };
-        let by_bytes = if self.budget_bytes == u64::MAX {
-            0.0
-        } else {
-            self.issued_bytes as f64 / self.budget_bytes.max(1) as f64
-        };
-        let by_ios =
-            if self.budget_ios == u64::MAX { 0.0 } else { self.issued_ios as f64 / self.budget_ios.max(1) as f64 };
-        by_time.max(by_bytes).max(by_ios).min(1.0)
-    }
-}
-
 /// Accumulating result of one reported job while its group runs.
 struct Slot {
     result: JobResult,
@@ -541,10 +419,14 @@ impl GroupRun {
             if !inst.paced() || inst.finished {
                 continue;
             }
-            while self.instances[i].next_arrival_ns <= now
-                && self.instances[i].outstanding < self.instances[i].iodepth
-                && self.instances[i].can_issue(now)
-            {
+            loop {
+                let inst = &mut self.instances[i];
+                if inst.rate.is_some() {
+                    inst.fetch_rated(now);
+                }
+                if !(inst.next_arrival_ns <= now && inst.outstanding < inst.iodepth && inst.can_issue(now)) {
+                    break;
+                }
                 self.submit(dev, i, now)?;
                 self.instances[i].schedule_next_arrival(now);
             }
@@ -605,9 +487,16 @@ impl GroupRun {
             inst.waiting_slot = false;
             inst.next_arrival_ns = c.complete_ns.saturating_add(inst.ahead.front().map_or(0, |e| e.1));
         }
+        if inst.rate.is_some() {
+            // Fetch now, so the next arrival (if any before the end) is known.
+            inst.fetch_rated(now);
+        }
         if !inst.paced() && inst.can_issue(now) {
             self.submit(dev, i, now)?;
-        } else if inst.rate_iops > 0 && inst.outstanding == 0 && inst.next_arrival_ns >= inst.end_ns {
+        } else if inst.rate.is_some()
+            && inst.outstanding == 0
+            && (inst.next_arrival_ns >= inst.end_ns || now >= inst.end_ns)
+        {
             // An open-loop instance's last completion: it ends its job's span, though the
             // instance is done only at its end time.
             dev.report_point();
@@ -623,6 +512,9 @@ impl GroupRun {
             return Ok(());
         };
         let inst = &mut self.instances[i];
+        if let Some(r) = inst.rate.as_mut() {
+            r.issued(io.dir, io.len_bytes);
+        }
         let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);

@@ -361,8 +361,12 @@ pub struct JobSpec {
     pub group_reporting: bool,
     pub unified_rw: UnifiedRw,
     pub filename: Option<String>,
-    /// Open-loop arrival rate of the job (all directions together), I/Os per second.
-    pub rate_iops: Option<u64>,
+    /// fio `rate_iops` per direction (read, write, trim), I/Os per second; 0 is no limit.
+    pub rate_iops: [u64; 3],
+    /// fio `rate` per direction, bytes per second; wins over `rate_iops` where nonzero.
+    pub rate_bytes: [u64; 3],
+    /// fio `rate_process=poisson` (default linear).
+    pub rate_poisson: bool,
     /// `verify=` method if any (fio's names; `0` clears it). On a real target any method other
     /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
     /// write sequence, every read is checked (fio's checksum itself is not reproduced).
@@ -383,6 +387,11 @@ pub const DEFAULT_PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 impl JobSpec {
+    /// True when a direction is rate-limited (`rate` or `rate_iops`).
+    pub fn rate_limited(&self) -> bool {
+        self.rate_iops.iter().chain(&self.rate_bytes).any(|&r| r > 0)
+    }
+
     /// A job with fio's defaults and no options applied.
     pub fn with_defaults(name: &str, line: usize) -> Self {
         JobSpec {
@@ -418,7 +427,9 @@ impl JobSpec {
             group_reporting: false,
             unified_rw: UnifiedRw::None,
             filename: None,
-            rate_iops: None,
+            rate_iops: [0; 3],
+            rate_bytes: [0; 3],
+            rate_poisson: false,
             verify: None,
             do_verify: true,
             write_iolog: None,

@@ -279,10 +279,24 @@ impl IoPattern {
     /// Constant time, no allocation.
     #[inline]
     pub fn next_io(&mut self) -> Option<NextIo> {
+        let dir = self.next_dir();
+        self.next_io_as(dir)
+    }
+
+    /// The direction the next I/O would have (fio's `rwmix` draw); [`IoPattern::next_io_as`]
+    /// then makes it, possibly in another direction (fio's rate limit switches directions).
+    #[inline]
+    pub fn draw_dir(&mut self) -> IoDir {
+        self.next_dir()
+    }
+
+    /// The next I/O in direction `dir`, or `None` when the job's loops are done.
+    #[inline]
+    pub fn next_io_as(&mut self, dir: IoDir) -> Option<NextIo> {
         if self.loop_left == 0 && !self.new_loop() {
             return None;
         }
-        if let Some(io) = self.fill() {
+        if let Some(io) = self.fill(dir) {
             return Some(io);
         }
         // fio: an offset that cannot be placed ends the pass; a new loop or pass follows
@@ -292,14 +306,13 @@ impl IoPattern {
         } else if !self.new_loop() {
             return None;
         }
-        self.fill()
+        self.fill(dir)
     }
 
     /// fio's `fill_io_u` for one I/O: direction, size, zone, offset; `None` when the offset
     /// falls outside the region or the device.
     #[inline]
-    fn fill(&mut self) -> Option<NextIo> {
-        let dir = self.next_dir();
+    fn fill(&mut self, dir: IoDir) -> Option<NextIo> {
         let d = dir.index();
         let mut len = self.next_len(d);
         if self.seq.enter_zone(d) {

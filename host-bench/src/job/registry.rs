@@ -116,6 +116,8 @@ mod tests {
         ("rwmixread", "70"),
         ("rwmixwrite", "30"),
         ("rate_iops", "1000"),
+        ("rate", "1m,500k"),
+        ("rate_process", "poisson"),
         ("stonewall", "1"),
         ("group_reporting", "1"),
         ("percentile_list", "50:99"),

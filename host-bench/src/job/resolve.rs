@@ -65,7 +65,15 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
                 _ => return Err(loc.bad("is not a reporting mode", "none, mixed, both, 0, 1, 2")),
             }
         }
-        "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
+        "rate_iops" => spec.rate_iops = per_dir(v, spec.rate_iops, loc, |f| int_in(f, 0, 1_000_000_000, loc))?,
+        "rate" => spec.rate_bytes = per_dir(v, spec.rate_bytes, loc, |f| size_bytes(f, loc))?,
+        "rate_process" => {
+            spec.rate_poisson = match v.trim() {
+                "linear" => false,
+                "poisson" => true,
+                _ => return Err(loc.bad("is not a rate process", "linear, poisson")),
+            }
+        }
         "verify" => spec.verify = verify_method(v, loc)?,
         "do_verify" => spec.do_verify = boolean(value, loc)?,
         "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),

@@ -95,8 +95,12 @@ pub(super) fn new_instance(
         budget_ios,
         issued_bytes: 0,
         issued_ios: 0,
-        rate_iops: spec.rate_iops.unwrap_or(0),
-        arrivals: 0,
+        rate: {
+            let mut r = ChaCha8Rng::seed_from_u64(opts.seed);
+            r.set_stream((1 << 62) | ((job_index as u64) << 20) | u64::from(clone));
+            // A replayed log keeps its own pace.
+            rate::RateState::new(spec, r).filter(|_| !replay)
+        },
         next_arrival_ns: now_ns,
         stopped: false,
         finished: false,

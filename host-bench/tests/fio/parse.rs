@@ -186,7 +186,9 @@ fn mix_depth_jobs_loops() {
     assert_eq!(job("iodepth=65536").iodepth, 65536);
     assert_eq!(job("numjobs=4").numjobs, 4);
     assert_eq!(job("loops=3").loops, 3);
-    assert_eq!(job("rate_iops=1500").rate_iops, Some(1500));
+    assert_eq!(job("rate_iops=1500").rate_iops, [1500; 3]);
+    assert_eq!(job("rate=1m,500k").rate_bytes, [1 << 20, 500 << 10, 500 << 10]);
+    assert!(job("rate_process=poisson").rate_poisson);
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn refused_options_name_file_line_option_and_alternative() {
     let cases = [
         ("latency_target=2ms", "iodepth"),
         ("flow=1", "rate_iops"),
-        ("rate=10m", "rate_iops"),
+        ("rate_min=10m", "read the result"),
         ("zonecapacity=1g", "zonemode=strided"),
         ("cmdprio_percentage=10", "leave the option out"),
         ("cmd_type=nvme", "block reads"),

@@ -115,13 +115,44 @@ fn time_scale_shortens_runtimes_and_is_kept() {
 
 #[test]
 fn rate_iops_submits_open_loop() {
+    // fio: the rate applies to each direction (fio 3.33 gives ~200 reads/s and ~200 writes/s
+    // for rw=randrw rate_iops=200), switching direction when the drawn one is ahead.
     let mut dev = MockDevice::new(GIB, 4, 100_000);
     let r = run_on("[j]\nrw=randrw\nrate_iops=1000\niodepth=8\nruntime=2\ntime_based\n", &mut dev);
-    let total: u64 = r.jobs[0].dirs.iter().map(|d| d.ios).sum();
-    assert!((total as i64 - 2000).abs() <= 1, "{total}");
-    // Arrivals every 1 ms exactly; no queueing so latency is the service time.
-    assert!(dev.log.windows(2).all(|w| w[1].0 - w[0].0 == 1_000_000));
+    for d in 0..2 {
+        let ios = r.jobs[0].dirs[d].ios as i64;
+        assert!((ios - 2000).abs() <= 1, "{d}: {ios}");
+        // Each direction's arrivals every 1 ms exactly; no queueing so latency is the service time.
+        let times: Vec<u64> = dev.log.iter().filter(|e| e.1.dir.index() == d).map(|e| e.0).collect();
+        assert!(times.windows(2).all(|w| w[1] - w[0] == 1_000_000), "{d}");
+    }
     assert_eq!(r.jobs[0].dirs[0].clat.max(), 100_000);
+    // rwmixread=90 does not change the rates: the direction that is behind goes first.
+    let mut dev = MockDevice::new(GIB, 4, 100_000);
+    let r = run_on("[j]\nrw=randrw\nrwmixread=90\nrate_iops=500,100\niodepth=8\nruntime=2\ntime_based\n", &mut dev);
+    let (reads, writes) = (r.jobs[0].dirs[0].ios as i64, r.jobs[0].dirs[1].ios as i64);
+    assert!((reads - 1000).abs() <= 2 && (writes - 200).abs() <= 2, "{reads} {writes}");
+    // rate= in bytes: 4 MiB/s of 64 KiB writes = 64 IOPS.
+    let mut dev = MockDevice::new(GIB, 4, 100_000);
+    let r = run_on("[j]\nrw=write\nbs=64k\nrate=4m\nruntime=2\ntime_based\n", &mut dev);
+    assert!((r.jobs[0].dirs[1].ios as i64 - 128).abs() <= 1, "{}", r.jobs[0].dirs[1].ios);
+}
+
+#[test]
+fn rate_process_poisson_has_exponential_gaps() {
+    let mut dev = MockDevice::new(GIB, 64, 10_000);
+    let r = run_on(
+        "[j]\nrw=randread\nrate_iops=1000\nrate_process=poisson\niodepth=64\nruntime=20\ntime_based\n",
+        &mut dev,
+    );
+    let ios = r.jobs[0].dirs[0].ios as f64;
+    assert!((ios / 20_000.0 - 1.0).abs() < 0.03, "{ios}");
+    let gaps: Vec<f64> = dev.log.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!((sd / mean - 1.0).abs() < 0.05, "exponential gaps have CoV 1: {}", sd / mean);
+    let short = gaps.iter().filter(|&&g| g < mean).count() as f64 / gaps.len() as f64;
+    assert!((short - (1.0 - (-1.0f64).exp())).abs() < 0.02, "P(gap < mean) = 1 - 1/e: {short}");
 }
 
 #[test]
