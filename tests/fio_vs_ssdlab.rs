@@ -96,6 +96,39 @@ const CASES: &[Case] = &[
         mixed: true,
     },
     Case {
+        name: "seqwrite-holes",
+        body: "rw=write:8k\nbs=4k\nsize=1m\noffset=2m\nloops=2",
+        // fio's loop ends when the next offset leaves the region: a third of size per loop.
+        loop_bytes: 352256,
+        loops: 2,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "seqread-backwards",
+        body: "rw=read:-8k\nbs=4k\nsize=512k\noffset=1m",
+        loop_bytes: 512 << 10,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "strided-read",
+        body: "rw=read\nbs=16k\nzonemode=strided\nzonesize=64k\nzonerange=1m\nzoneskip=512k\nsize=2m",
+        loop_bytes: 2 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "strided-write-wrap",
+        body: "rw=write\nbs=64k\nzonemode=strided\nzonesize=256k\nzonerange=2m\nsize=4m\noffset=8m",
+        loop_bytes: 4 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
         name: "randwrite-qd8",
         body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",
         loop_bytes: 4 << 20,
@@ -228,4 +261,217 @@ fn fio_and_ssdlab_issue_the_same_ios() {
 
 fn sum_bytes(j: &Value) -> u64 {
     ["read", "write", "trim", "mixed"].iter().map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0)).sum()
+}
+
+/// (total_ios, io_bytes) per direction of a job object.
+fn dir_totals(j: &Value) -> Vec<(u64, u64)> {
+    ["read", "write", "trim"]
+        .iter()
+        .map(|d| (j[*d]["total_ios"].as_u64().unwrap_or(0), j[*d]["io_bytes"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn replaying_fios_iolog_v3_issues_its_entries() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("replay");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    // fio writes a v3 log of a mixed job with several sizes, then a sequential phase (trims
+    // are replayed too, see host-bench's runner tests, but fio cannot trim a regular file).
+    let source = dir.join("source.log");
+    let gen = dir.join("gen.fio");
+    std::fs::write(
+        &gen,
+        format!(
+            "[global]\nfilename={}\nioengine=libaio\ndirect=1\nwrite_iolog={}\n\
+             [mix]\nrw=randrw\nbssplit=4k/50:16k/30:64k/\nsize=4m\niodepth=4\n\
+             [seq]\nstonewall\nrw=write\nbs=128k\nsize=1m\noffset=8m\n",
+            data.display(),
+            source.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new("fio").arg(&gen).output().expect("run fio");
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let entries = iolog_ios(&source);
+    assert!(entries.len() > 300 && entries.iter().any(|e| e.2 == 128 << 10), "{} entries", entries.len());
+
+    // fio replays it (QD1: at higher depths fio 3.33 leaves the last in-flight completions out
+    // of io_bytes when the log ends).
+    let job = |log: Option<&Path>| {
+        let mut s = format!(
+            "[replay]\nfilename={}\nioengine=libaio\ndirect=1\nread_iolog={}\n",
+            data.display(),
+            source.display()
+        );
+        if let Some(l) = log {
+            s.push_str(&format!("write_iolog={}\n", l.display()));
+        }
+        s
+    };
+    let fio_job = dir.join("replay.fio");
+    std::fs::write(&fio_job, job(None)).unwrap();
+    let fio_json = dir.join("replay.fio.json");
+    let fio = Command::new("fio")
+        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
+        .arg(&fio_job)
+        .output()
+        .expect("run fio");
+    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
+    let f = job_json(&fio, "fio replay");
+
+    // ssdlab on the same file and on a simulated drive; its write_iolog shows what it issued.
+    for (who, args) in [
+        (
+            "target",
+            vec!["--target".to_string(), data.display().to_string(), "--target-size".into(), FILE_BYTES.to_string()],
+        ),
+        ("sim", vec!["--drive".to_string(), "tiny".into()]),
+    ] {
+        let log = dir.join(format!("replayed.{who}.log"));
+        let ssd_job = dir.join(format!("replay.{who}.fio"));
+        std::fs::write(&ssd_job, job(Some(&log))).unwrap();
+        let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["run", ssd_job.to_str().unwrap(), "--output-format", "json"])
+            .args(&args)
+            .output()
+            .expect("run ssdlab");
+        let s = job_json(&ssd, &format!("ssdlab replay ({who})"));
+        assert_eq!(iolog_ios(&log), entries, "{who}: the log's offsets, sizes and directions, in order");
+        assert_eq!(dir_totals(&s), dir_totals(&f), "{who}: total_ios and io_bytes per direction as fio's replay");
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<String>>();
+        let mut ssd_keys = keys(&s);
+        ssd_keys.remove("ssdlab");
+        assert_eq!(keys(&f), ssd_keys, "{who}: job keys");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Log files in `dir` ending in `.log`, by name: their lines split at ", ".
+fn perf_logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<Vec<String>>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.ends_with(".log").then(|| {
+                let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+                let lines = text.lines().map(|l| l.split(", ").map(String::from).collect()).collect();
+                (name, lines)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn bw_iops_and_lat_logs_in_fios_format() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("perflogs");
+    let (fio_dir, ssd_dir) = (dir.join("fio"), dir.join("ssdlab"));
+    std::fs::create_dir_all(&fio_dir).unwrap();
+    std::fs::create_dir_all(&ssd_dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let job = format!(
+        "[global]\nfilename={}\nioengine=libaio\ndirect=1\nwrite_bw_log=p\nwrite_iops_log=p\nwrite_lat_log=p\n\
+         [a]\nrw=randwrite\nbs=16k\nsize=1m\n[b]\nstonewall\nnumjobs=2\nrw=read\nbs=8k\nsize=256k\n",
+        data.display()
+    );
+    let job_file = dir.join("logs.fio");
+    std::fs::write(&job_file, job).unwrap();
+    let fio = Command::new("fio").arg(&job_file).current_dir(&fio_dir).output().expect("run fio");
+    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stdout));
+    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job_file.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string()])
+        .current_dir(&ssd_dir)
+        .output()
+        .expect("run ssdlab");
+    assert!(ssd.status.success(), "ssdlab: {}", String::from_utf8_lossy(&ssd.stderr));
+    let (f, s) = (perf_logs(&fio_dir), perf_logs(&ssd_dir));
+    assert_eq!(f.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "file names");
+    assert_eq!(f.len(), 15, "bw, iops, lat, clat, slat for 3 job instances");
+    for (name, fl) in &f {
+        let sl = &s[name];
+        assert_eq!(fl.len(), sl.len(), "{name}: one line per I/O");
+        assert!(fl.iter().chain(sl).all(|l| l.len() == 5), "{name}: five columns");
+        // Direction, block size and priority per line: the same multiset (the order of a
+        // random mix differs), and every IOPS value 1.
+        let cols = |ls: &Vec<Vec<String>>| {
+            let mut v: Vec<(String, String, String)> =
+                ls.iter().map(|l| (l[2].clone(), l[3].clone(), l[4].clone())).collect();
+            v.sort();
+            v
+        };
+        // (fio's slat lines follow submission order, ssdlab's completion order.)
+        assert_eq!(cols(fl), cols(sl), "{name}: direction, bs, priority");
+        if name.starts_with("p_iops") {
+            assert!(fl.iter().chain(sl).all(|l| l[1] == "1"), "{name}");
+        }
+        if name.starts_with("p_clat") || name.starts_with("p_bw") {
+            assert!(sl.iter().all(|l| l[1].parse::<u64>().unwrap() > 0), "{name}: positive values");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rate_limits_each_direction_as_fio() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("rate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    // fio 3.33: one rate_iops value limits each direction; rwmixread does not change that.
+    let job = dir.join("rate.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[r]\nfilename={}\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=80\nbs=4k\nrate_iops=300,100\n\
+             iodepth=4\nruntime=1\ntime_based\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let fio_json = dir.join("rate.json");
+    let fio = Command::new("fio")
+        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
+        .arg(&job)
+        .output()
+        .expect("run fio");
+    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
+    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
+        .output()
+        .expect("run ssdlab");
+    let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
+    for (d, want) in [("read", 300.0), ("write", 100.0)] {
+        let (fi, si) = (f[d]["total_ios"].as_f64().unwrap(), s[d]["total_ios"].as_f64().unwrap());
+        assert!((fi / want - 1.0).abs() < 0.05, "fio {d}: {fi}");
+        assert!((si / fi - 1.0).abs() < 0.05, "{d}: ssdlab {si} vs fio {fi}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

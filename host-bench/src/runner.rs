@@ -1,7 +1,8 @@
 //! Runs a [`JobFile`] against a [`Device`] the way fio does.
 //!
 //! Each job instance (a job times `numjobs`) keeps `iodepth` I/Os outstanding (closed loop) or,
-//! with `rate_iops`, submits at fixed arrival times (open loop, still capped at `iodepth`).
+//! with `rate`/`rate_iops` or a replayed iolog, submits at arrival times (open loop, still
+//! capped at `iodepth`; see `runner/rate.rs`).
 //! Jobs run concurrently on the one device; `stonewall` starts a new group that runs after the
 //! previous group has drained. Time is only read from the device, so on the simulator every
 //! number here is simulated time and the run is deterministic for a given seed.
@@ -15,8 +16,14 @@
 //! # }
 //! ```
 
+mod instance;
+mod iolog_source;
+mod rate;
 mod results;
 mod setup;
+use instance::{Instance, Source, LOOKAHEAD};
+pub use iolog_source::largest_entry_bytes;
+use iolog_source::IologSource;
 use setup::{new_instance, new_slot};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,6 +67,22 @@ pub struct RunOptions<'a> {
     /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
     /// at a time; `None` costs one branch per I/O.
     pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+    /// Receives every measured completion (fio's bandwidth, IOPS and latency logs), in
+    /// completion order, a few thousand at a time; `None` costs one branch per I/O.
+    pub on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+}
+
+/// One measured completion, for fio's per-I/O logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletedIo {
+    /// Index of the job section in the file, and the `numjobs` clone.
+    pub job: u32,
+    pub clone: u32,
+    /// Submission and completion, ns since the job instance started.
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+    pub dir: crate::device::IoDir,
+    pub len_bytes: u32,
 }
 
 /// One submitted I/O, for I/O logs.
@@ -84,6 +107,7 @@ impl RunOptions<'_> {
             stop: None,
             progress: None,
             on_submit: None,
+            on_complete: None,
         }
     }
 }
@@ -99,6 +123,8 @@ pub enum RunError {
     UnknownTag { tag: u64 },
     #[error("time_scale = {0} is out of range (allowed a finite number > 0)")]
     BadTimeScale(f64),
+    #[error("job '{job}': {message}")]
+    Iolog { job: String, message: String },
 }
 
 /// Totals and completion latencies of one direction.
@@ -247,89 +273,6 @@ fn scale(ns: u64, f: f64) -> u64 {
     (ns as f64 * f).round() as u64
 }
 
-/// One running job instance.
-struct Instance {
-    pattern: IoPattern,
-    /// Job section index and clone number (for I/O logs).
-    job: u32,
-    clone: u32,
-    /// I/Os drawn from `pattern` ahead of their submission, in order (see `next_io`).
-    ahead: std::collections::VecDeque<NextIo>,
-    slot: usize,
-    iodepth: u32,
-    outstanding: u32,
-    start_ns: u64,
-    measure_from_ns: u64,
-    end_ns: u64,
-    budget_bytes: u64,
-    budget_ios: u64,
-    issued_bytes: u64,
-    issued_ios: u64,
-    /// Open-loop rate in I/Os per second; 0 for closed loop.
-    rate_iops: u64,
-    arrivals: u64,
-    next_arrival_ns: u64,
-    stopped: bool,
-    finished: bool,
-    ss: Option<SteadyStateTracker>,
-    ss_reached_ns: Option<u64>,
-}
-
-/// I/Os an instance draws ahead of submitting them.
-const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
-
-impl Instance {
-    /// The next I/O to submit. The pattern is drawn `LOOKAHEAD` I/Os ahead and each offset is
-    /// passed to the device as a hint when drawn, so a simulated drive can fetch its mapping
-    /// state before the command arrives; the sequence of I/Os is the pattern's, unchanged.
-    #[inline]
-    fn next_io(&mut self, dev: &mut dyn Device) -> NextIo {
-        while self.ahead.len() < LOOKAHEAD {
-            let io = self.pattern.next_io();
-            dev.hint_next_offset(io.offset_bytes);
-            self.ahead.push_back(io);
-        }
-        match self.ahead.pop_front() {
-            Some(io) => io,
-            None => self.pattern.next_io(),
-        }
-    }
-
-    #[inline]
-    fn can_issue(&self, now_ns: u64) -> bool {
-        !self.stopped
-            && now_ns < self.end_ns
-            && self.issued_bytes < self.budget_bytes
-            && self.issued_ios < self.budget_ios
-    }
-
-    /// Arrival k is at start + k / rate, computed exactly so rates need not divide 1 s.
-    fn schedule_next_arrival(&mut self) {
-        self.arrivals += 1;
-        let offset = u128::from(self.arrivals) * 1_000_000_000 / u128::from(self.rate_iops.max(1));
-        self.next_arrival_ns = self.start_ns.saturating_add(u64::try_from(offset).unwrap_or(u64::MAX));
-    }
-
-    fn fraction(&self, now_ns: u64) -> f64 {
-        if self.finished {
-            return 1.0;
-        }
-        let by_time = if self.end_ns == u64::MAX {
-            0.0
-        } else {
-            now_ns.saturating_sub(self.start_ns) as f64 / self.end_ns.saturating_sub(self.start_ns).max(1) as f64
-        };
-        let by_bytes = if self.budget_bytes == u64::MAX {
-            0.0
-        } else {
-            self.issued_bytes as f64 / self.budget_bytes.max(1) as f64
-        };
-        let by_ios =
-            if self.budget_ios == u64::MAX { 0.0 } else { self.issued_ios as f64 / self.budget_ios.max(1) as f64 };
-        by_time.max(by_bytes).max(by_ios).min(1.0)
-    }
-}
-
 /// Accumulating result of one reported job while its group runs.
 struct Slot {
     result: JobResult,
@@ -353,6 +296,8 @@ struct RampStats {
 struct GroupRun {
     /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set).
     submitted: Option<Vec<SubmittedIo>>,
+    /// Completions not yet passed to `RunOptions::on_complete` (only when it is set).
+    completed: Option<Vec<CompletedIo>>,
     /// Device time the run started (I/O log times are relative to it).
     run_start_ns: u64,
     group: usize,
@@ -376,6 +321,7 @@ impl GroupRun {
     ) -> Result<Self, RunError> {
         let mut run = GroupRun {
             submitted: opts.on_submit.is_some().then(Vec::new),
+            completed: opts.on_complete.is_some().then(Vec::new),
             run_start_ns,
             group,
             groups,
@@ -414,12 +360,15 @@ impl GroupRun {
 
     /// Runs until every instance is done; returns true when interrupted.
     fn run(&mut self, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<bool, RunError> {
-        let open_loop = self.instances.iter().any(|i| i.rate_iops > 0);
+        let open_loop = self.instances.iter().any(Instance::paced);
         let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
         dev.report_grid(&origins, opts.series_interval_ns.max(1));
+        for i in 0..self.instances.len() {
+            self.instances[i].refill(dev).map_err(|message| self.iolog_error(i, message))?;
+        }
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
-            if self.instances[i].rate_iops == 0 {
+            if !self.instances[i].paced() {
                 while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
                     self.submit(dev, i, now)?;
                 }
@@ -467,15 +416,19 @@ impl GroupRun {
         let mut next: Option<u64> = None;
         for i in 0..self.instances.len() {
             let inst = &self.instances[i];
-            if inst.rate_iops == 0 || inst.finished {
+            if !inst.paced() || inst.finished {
                 continue;
             }
-            while self.instances[i].next_arrival_ns <= now
-                && self.instances[i].outstanding < self.instances[i].iodepth
-                && self.instances[i].can_issue(now)
-            {
+            loop {
+                let inst = &mut self.instances[i];
+                if inst.rate.is_some() {
+                    inst.fetch_rated(now);
+                }
+                if !(inst.next_arrival_ns <= now && inst.outstanding < inst.iodepth && inst.can_issue(now)) {
+                    break;
+                }
                 self.submit(dev, i, now)?;
-                self.instances[i].schedule_next_arrival();
+                self.instances[i].schedule_next_arrival(now);
             }
             self.check_done(dev, i, now);
             let inst = &self.instances[i];
@@ -505,6 +458,16 @@ impl GroupRun {
             d.ios += 1;
             slot.series.record(c.dir.index(), c.complete_ns, c.len_bytes, lat);
             slot.result.end_ns = slot.result.end_ns.max(c.complete_ns);
+            if let Some(log) = self.completed.as_mut() {
+                log.push(CompletedIo {
+                    job: inst.job,
+                    clone: inst.clone,
+                    submit_ns: c.submit_ns.saturating_sub(inst.start_ns),
+                    complete_ns: c.complete_ns.saturating_sub(inst.start_ns),
+                    dir: c.dir,
+                    len_bytes: c.len_bytes,
+                });
+            }
         } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
             let d = &mut ramp.dirs[c.dir.index()];
             d.clat.record(lat);
@@ -520,9 +483,20 @@ impl GroupRun {
             }
         }
         let now = dev.now_ns();
-        if inst.rate_iops == 0 && inst.can_issue(now) {
+        if inst.waiting_slot {
+            inst.waiting_slot = false;
+            inst.next_arrival_ns = c.complete_ns.saturating_add(inst.ahead.front().map_or(0, |e| e.1));
+        }
+        if inst.rate.is_some() {
+            // Fetch now, so the next arrival (if any before the end) is known.
+            inst.fetch_rated(now);
+        }
+        if !inst.paced() && inst.can_issue(now) {
             self.submit(dev, i, now)?;
-        } else if inst.rate_iops > 0 && inst.outstanding == 0 && inst.next_arrival_ns >= inst.end_ns {
+        } else if inst.rate.is_some()
+            && inst.outstanding == 0
+            && (inst.next_arrival_ns >= inst.end_ns || now >= inst.end_ns)
+        {
             // An open-loop instance's last completion: it ends its job's span, though the
             // instance is done only at its end time.
             dev.report_point();
@@ -534,7 +508,13 @@ impl GroupRun {
     #[inline]
     fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
-        let io = inst.next_io(dev);
+        let Some(io) = inst.next_io(dev).map_err(|message| self.iolog_error(i, message))? else {
+            return Ok(());
+        };
+        let inst = &mut self.instances[i];
+        if let Some(r) = inst.rate.as_mut() {
+            r.issued(io.dir, io.len_bytes);
+        }
         let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);
@@ -565,6 +545,15 @@ impl GroupRun {
             self.live -= 1;
             dev.report_point();
         }
+    }
+
+    fn iolog_error(&self, i: usize, message: String) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Iolog { job, message }
     }
 
     fn device_error(&self, i: usize, source: DeviceError) -> RunError {

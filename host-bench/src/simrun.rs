@@ -6,7 +6,7 @@
 use crate::job::JobFile;
 use crate::limits::LimitShares;
 use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
-use crate::runner::{run, JobResult, RunError, RunOptions, RunProgress, RunResult};
+use crate::runner::{run, CompletedIo, JobResult, RunError, RunOptions, RunProgress, RunResult, SubmittedIo};
 use crate::sim::{CounterSample, SimTarget};
 use crate::stats::SampleSummary;
 use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
@@ -174,11 +174,26 @@ impl SimSession {
         stop: Option<&'a AtomicBool>,
         progress: Option<&'a mut dyn FnMut(RunProgress)>,
     ) -> Result<RunResult, RunError> {
+        self.run_logged(job, stop, progress, None, None)
+    }
+
+    /// [`SimSession::run`], passing every submitted I/O to `on_submit` (fio's `write_iolog`)
+    /// and every measured completion to `on_complete` (fio's bandwidth/IOPS/latency logs).
+    pub fn run_logged<'a>(
+        &mut self,
+        job: &JobFile,
+        stop: Option<&'a AtomicBool>,
+        progress: Option<&'a mut dyn FnMut(RunProgress)>,
+        on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+        on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+    ) -> Result<RunResult, RunError> {
         let mut opts = RunOptions::new(self.cfg.seed);
         opts.time_scale = 1.0 / self.scale_factor();
         opts.series_interval_ns = self.cfg.interval_ns;
         opts.stop = stop;
         opts.progress = progress;
+        opts.on_submit = on_submit;
+        opts.on_complete = on_complete;
         run(job, &mut self.target, &mut opts)
     }
 

@@ -32,7 +32,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
         for spec in &file.jobs {
             let Ok(mut p) = IoPattern::new(spec, ChaCha8Rng::seed_from_u64(1), CAPACITY, 512) else { continue };
             for _ in 0..32 {
-                let io = p.next_io();
+                let Some(io) = p.next_io() else { break };
                 prop_assert!(
                     io.offset_bytes + io.len_bytes as u64 <= CAPACITY,
                     "job {} drew {io:?} past the {CAPACITY} B drive:\n{text}",

@@ -150,7 +150,7 @@ fn vdbench_latency_increases_with_load() {
     let lat: Vec<f64> = r.curve.iter().map(|c| c.perf.lat.mean_us).collect();
     assert!(lat[3] > lat[0] && lat[2] > lat[0], "{lat:?}");
     let max = r.max.unwrap().perf.iops;
-    assert!((r.curve[0].perf.iops / (0.1 * max) - 1.0).abs() < 0.1);
+    assert!((r.curve[0].perf.iops / (0.1 * max) - 1.0).abs() < 0.1, "{} of {max}", r.curve[0].perf.iops);
     assert_svgs(d.path(), d.written());
 }
 

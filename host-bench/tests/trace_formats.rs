@@ -134,7 +134,8 @@ fn mqsim_and_disksim_ascii() {
 fn fio_iolog_v2_and_v3() {
     assert_eq!(
         rows(&read("fio-v2.iolog", "fio-iolog")),
-        vec![(0, Wr, 0, 4096, None), (1_500_000, Read, 8192, 512, None)]
+        // `wait 1500`: until 1.5 s after the start (fio 3.33 waits for that many ms).
+        vec![(0, Wr, 0, 4096, None), (1_500_000_000, Read, 8192, 512, None)]
     );
     // Written by fio 3.33 (fio-3.33-randrw.fio with write_iolog): times in us.
     let recs = read("fio-3.33-randrw.iolog", "fio-iolog");

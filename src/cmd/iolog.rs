@@ -1,12 +1,14 @@
-//! The `write_iolog` files of a run: one fio iolog v3 per distinct path, fed by the runner.
+//! The `write_iolog` files of a run (one fio iolog v3 per distinct path) and its bandwidth,
+//! IOPS and latency logs, fed by the runner.
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
 use host_bench::job::JobFile;
+use host_bench::report::fio_logs::FioLogs;
 use host_bench::report::iolog::IologWriter;
-use host_bench::runner::SubmittedIo;
+use host_bench::runner::{CompletedIo, SubmittedIo};
 
 use super::CliError;
 
@@ -68,5 +70,42 @@ impl IologFiles {
             w.finish(end_ns).map_err(|e| CliError::failed(format!("{path}: {e}")))?;
         }
         Ok(())
+    }
+}
+
+/// fio's bandwidth, IOPS and latency logs of a run (created before it starts).
+pub struct PerfLogs {
+    logs: Option<FioLogs<BufWriter<File>>>,
+    error: Option<String>,
+}
+
+impl PerfLogs {
+    pub fn create(file: &JobFile) -> Result<Self, CliError> {
+        let logs = FioLogs::create(file, |path| File::create(path).map(BufWriter::new))
+            .map_err(|e| CliError::failed(format!("write_bw_log/write_iops_log/write_lat_log: {e}")))?;
+        Ok(PerfLogs { logs: logs.any().then_some(logs), error: None })
+    }
+
+    pub fn any(&self) -> bool {
+        self.logs.is_some()
+    }
+
+    /// Adds completions; the first write error is kept for `finish`.
+    pub fn record(&mut self, ios: &[CompletedIo]) {
+        if let (Some(l), None) = (self.logs.as_mut(), &self.error) {
+            if let Err(e) = l.record(ios) {
+                self.error = Some(e.to_string());
+            }
+        }
+    }
+
+    pub fn finish(self) -> Result<(), CliError> {
+        if let Some(e) = self.error {
+            return Err(CliError::failed(e));
+        }
+        match self.logs {
+            Some(l) => l.finish().map_err(|e| CliError::failed(e.to_string())),
+            None => Ok(()),
+        }
     }
 }

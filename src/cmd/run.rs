@@ -58,16 +58,23 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     };
     let (json_value, result, csvs) = if a.real.target.is_some() {
         run_real(&a, &file, &stop, &mut on_progress)?
-    } else if let Some(j) = file.jobs.iter().find(|j| j.write_iolog.is_some()) {
-        return Err(CliError::bad_input(format!(
-            "{}:{}: write_iolog is written on --target only (the simulated drive does not log I/O yet)",
-            file.file, j.line
-        )));
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
-        let r = s.run(&file, Some(&stop), Some(&mut on_progress)).map_err(CliError::failed)?;
+        let mut logs = super::iolog::IologFiles::create(&file, None)?;
+        let mut perf = super::iolog::PerfLogs::create(&file)?;
+        let (logging, perf_logging) = (logs.any(), perf.any());
+        let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
+        let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
+        let on_submit: Option<&mut dyn FnMut(&[runner::SubmittedIo])> = if logging { Some(&mut log_io) } else { None };
+        let on_complete: Option<&mut dyn FnMut(&[runner::CompletedIo])> =
+            if perf_logging { Some(&mut log_done) } else { None };
+        let r = s
+            .run_logged(&file, Some(&stop), Some(&mut on_progress), on_submit, on_complete)
+            .map_err(CliError::failed)?;
+        logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
+        perf.finish()?;
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, csvs)
@@ -98,6 +105,12 @@ fn run_real(
         .flat_map(|j| j.bs_bytes.iter().copied().chain(j.bssplit.iter().flatten().map(|e| e.bytes)))
         .max()
         .unwrap_or(4096);
+    let mut max_block = u64::from(max_block);
+    for log in file.jobs.iter().filter_map(|j| j.replay.read_iolog.as_deref()) {
+        max_block = max_block.max(runner::largest_entry_bytes(log).map_err(CliError::bad_input)?);
+    }
+    let max_block = u32::try_from(max_block)
+        .map_err(|_| CliError::bad_input(format!("{}: an iolog entry is larger than 4 GiB", file.file)))?;
     let Some(mut o) = a.real.real_options(qd, max_block)? else {
         return Err(CliError::bad_input("no --target given"));
     };
@@ -120,22 +133,29 @@ fn run_real(
     }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut logs = super::iolog::IologFiles::create(file, a.real.target.as_deref())?;
-    let logging = logs.any();
+    let mut perf = super::iolog::PerfLogs::create(file)?;
+    let (logging, perf_logging) = (logs.any(), perf.any());
     let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
+    let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
     let mut ro = RunOptions::new(a.drive.seed);
     ro.stop = Some(stop);
     ro.progress = Some(progress);
     if logging {
         ro.on_submit = Some(&mut log_io);
     }
+    if perf_logging {
+        ro.on_complete = Some(&mut log_done);
+    }
     let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
     ro.on_submit = None;
+    ro.on_complete = None;
     if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
         // fio's verify phase (do_verify): read back what was written; checked by the target.
         runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
     }
     drop(ro);
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
+    perf.finish()?;
     let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
     if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
         o.insert("target".into(), json!(t.description()));
@@ -156,6 +176,10 @@ fn run_real(
 /// Whether a job writes or trims (a mix with rwmixread=100 only reads).
 fn writes(j: &job::JobSpec) -> bool {
     use job::RwMode::*;
+    if j.replay.read_iolog.is_some() {
+        // A replayed log may write whatever the job's rw says.
+        return true;
+    }
     match j.rw {
         Read | RandRead => false,
         ReadWrite | RandRw => j.rwmixread_percent < 100,

@@ -19,6 +19,7 @@ pub mod pattern;
 pub mod randmap;
 pub mod registry;
 mod resolve;
+mod seqpos;
 mod value;
 pub mod zipf;
 
@@ -171,6 +172,98 @@ impl RandomGenerator {
     }
 }
 
+/// fio's `rw=...:N` offset modifier and `rw_sequencer`: where non-random I/Os go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sequencing {
+    /// Sequential patterns: bytes skipped after each I/O (`rw=write:4k` leaves 4 KiB holes;
+    /// negative walks backwards). fio's `ddir_seq_add`; 0 without a modifier.
+    pub add_bytes: i64,
+    /// Random patterns: a new random offset every N-th I/O (`rw=randread:8`); the I/Os in
+    /// between follow `identical`. fio's `ddir_seq_nr`; 1 without a modifier.
+    pub every_nr: u32,
+    /// `rw_sequencer=identical`: the I/Os between random ones repeat the previous offset;
+    /// `sequential` (the default): they continue after the previous I/O.
+    pub identical: bool,
+}
+
+impl Default for Sequencing {
+    fn default() -> Self {
+        Sequencing { add_bytes: 0, every_nr: 1, identical: false }
+    }
+}
+
+/// fio `zonemode=strided`: I/O goes to `size_bytes` of each zone of `range_bytes`, then skips
+/// `skip_bytes` to the next zone (wrapping to `offset` at the end of the device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedZones {
+    pub size_bytes: u64,
+    pub range_bytes: u64,
+    pub skip_bytes: u64,
+}
+
+/// Zone options as written; resolved into [`JobSpec::zones`] when the job section ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ZoneOptions {
+    pub strided: bool,
+    pub size_bytes: u64,
+    pub range_bytes: u64,
+    pub skip_bytes: u64,
+}
+
+/// fio `read_iolog` and its replay options: the job's I/Os come from an iolog (v2 or v3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The log; `None` for a job that generates its I/O.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: issue as fast as `iodepth` allows, ignoring the log's times.
+    pub no_stall: bool,
+    /// `replay_time_scale`: percent of the log's pace (200 replays twice as fast). Default 100.
+    pub time_scale_percent: u32,
+    /// `replay_scale`: offsets divided by this. Default 1.
+    pub offset_divisor: u64,
+    /// `replay_align`: offsets rounded down to this power of two (0: as logged).
+    pub align_bytes: u64,
+    /// `replay_redirect`: the file fio would send every I/O to (recorded; the drive or
+    /// --target is the file, as for `filename`).
+    pub redirect: Option<String>,
+}
+
+impl Default for Replay {
+    fn default() -> Self {
+        Replay {
+            read_iolog: None,
+            no_stall: false,
+            time_scale_percent: 100,
+            offset_divisor: 1,
+            align_bytes: 0,
+            redirect: None,
+        }
+    }
+}
+
+/// fio's per-I/O logs (`write_bw_log`, `write_iops_log`, `write_lat_log`) and their options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogOptions {
+    /// File-name prefixes: `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, `PREFIX_{lat,clat,slat}.N.log`.
+    pub bw: Option<String>,
+    pub iops: Option<String>,
+    pub lat: Option<String>,
+    /// `log_avg_msec`: 0 logs every I/O; otherwise one averaged entry per window.
+    pub avg_msec: u64,
+    /// `log_max_value`: a window's maximum instead of its mean.
+    pub max_value: bool,
+    /// `log_prio`: the priority column in hex (always 0: no priorities are issued).
+    pub prio: bool,
+    /// `per_job_logs` (default on): `.N` in the name, N counting job instances from 1.
+    pub per_job: bool,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions { bw: None, iops: None, lat: None, avg_msec: 0, max_value: false, prio: false, per_job: true }
+    }
+}
+
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -251,6 +344,13 @@ pub struct JobSpec {
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
+    /// `rw=...:N` and `rw_sequencer`.
+    pub sequencing: Sequencing,
+    /// `zonemode=strided` with its zone options (checked when the section ends).
+    pub zones: Option<StridedZones>,
+    /// `zonemode` as written (fio's default `none`), and `zonesize`/`zonerange`/`zoneskip`
+    /// before the section is complete.
+    pub zone_options: ZoneOptions,
     /// fio's default (false) keeps a random map: each block once per loop (see [`randmap`]).
     pub norandommap: bool,
     pub random_generator: RandomGenerator,
@@ -261,12 +361,20 @@ pub struct JobSpec {
     pub group_reporting: bool,
     pub unified_rw: UnifiedRw,
     pub filename: Option<String>,
-    /// Open-loop arrival rate of the job (all directions together), I/Os per second.
-    pub rate_iops: Option<u64>,
+    /// fio `rate_iops` per direction (read, write, trim), I/Os per second; 0 is no limit.
+    pub rate_iops: [u64; 3],
+    /// fio `rate` per direction, bytes per second; wins over `rate_iops` where nonzero.
+    pub rate_bytes: [u64; 3],
+    /// fio `rate_process=poisson` (default linear).
+    pub rate_poisson: bool,
     /// `verify=` method if any (fio's names; `0` clears it). On a real target any method other
     /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
     /// write sequence, every read is checked (fio's checksum itself is not reproduced).
     pub verify: Option<String>,
+    /// fio `read_iolog` and the replay options.
+    pub replay: Replay,
+    /// fio's bandwidth, IOPS and latency logs.
+    pub logs: LogOptions,
     /// fio `write_iolog`: a path for the log of every I/O this job submits (fio's iolog v3).
     pub write_iolog: Option<String>,
     /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
@@ -279,6 +387,11 @@ pub const DEFAULT_PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 impl JobSpec {
+    /// True when a direction is rate-limited (`rate` or `rate_iops`).
+    pub fn rate_limited(&self) -> bool {
+        self.rate_iops.iter().chain(&self.rate_bytes).any(|&r| r > 0)
+    }
+
     /// A job with fio's defaults and no options applied.
     pub fn with_defaults(name: &str, line: usize) -> Self {
         JobSpec {
@@ -303,6 +416,9 @@ impl JobSpec {
             stonewall: false,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
+            sequencing: Sequencing::default(),
+            zones: None,
+            zone_options: ZoneOptions::default(),
             norandommap: false,
             random_generator: RandomGenerator::Tausworthe,
             randrepeat: true,
@@ -311,10 +427,14 @@ impl JobSpec {
             group_reporting: false,
             unified_rw: UnifiedRw::None,
             filename: None,
-            rate_iops: None,
+            rate_iops: [0; 3],
+            rate_bytes: [0; 3],
+            rate_poisson: false,
             verify: None,
             do_verify: true,
             write_iolog: None,
+            replay: Replay::default(),
+            logs: LogOptions::default(),
             description: None,
         }
     }

@@ -15,13 +15,19 @@
 //! block size, or any non-uniform distribution draws with replacement instead; `lfsr` covers
 //! the region once per loop without a map. A loop is the job's bytes per loop (`io_size`, else
 //! the region); at its end the map is cleared and sequential I/O restarts at the region start.
+//!
+//! Non-random offsets follow fio's per-direction positions, `rw=...:N` modifiers, and strided
+//! zones (see [`super::seqpos`]). As in fio, a non-random offset at or past the end of the
+//! region ends the loop early (`rw=write:4k` writes half of `size`); a time-based job, or one
+//! with an explicit `io_size`, starts a new pass instead.
 
 use rand::RngCore;
 use rand_chacha::ChaCha8Rng;
 
 use super::randmap::{FullPeriod, RandomMap};
+use super::seqpos::SeqPos;
 use super::zipf::{ParetoSampler, ZipfSampler};
-use super::{Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec};
+use super::{Distribution, JobSpec, RandomGenerator, RwMode, Sequencing, SizeSpec};
 use crate::device::IoDir;
 
 /// Geometry problems that make a job impossible on a device.
@@ -66,8 +72,14 @@ pub struct IoPattern {
     percentage_random: [u32; 3],
     region_start_bytes: u64,
     region_bytes: u64,
-    /// End of the previous I/O relative to the region start, where sequential I/O continues.
-    seq_next_bytes: u64,
+    capacity_bytes: u64,
+    /// Length random offsets are drawn in: the region, or the zone range with strided zones.
+    span_bytes: u64,
+    /// Where non-random I/O goes (fio's positions, offset modifiers, strided zones).
+    seq: SeqPos,
+    sequencing: Sequencing,
+    /// I/Os left until the next random offset (fio `ddir_seq_nr`).
+    seq_left: u32,
     sampler: Sampler,
     /// Rank unit and count for skewed samplers.
     unit_bytes: u64,
@@ -84,6 +96,11 @@ pub struct IoPattern {
     /// Bytes per loop and bytes left in this one; `u64::MAX` for time-based or I/O-count jobs.
     loop_bytes: u64,
     loop_left: u64,
+    /// Loops after the current one; a loop that ends early (see the module doc) uses one up.
+    loops_left: u64,
+    /// A non-random offset past the region starts a new pass instead of ending the loop
+    /// (time-based jobs and explicit `io_size`, as fio's keep_running).
+    wrap_at_end: bool,
     /// Random words for the next map draws, taken `DRAW_AHEAD` I/Os early so the map word each
     /// one lands on can be prefetched (the same words in the same order: deterministic).
     draws: [u64; DRAW_AHEAD],
@@ -146,15 +163,25 @@ impl IoPattern {
                 capacity_bytes,
             });
         }
+        let span = spec.zones.map_or(region, |z| z.range_bytes);
+        if span < u64::from(max_bs) {
+            return Err(PatternError::RegionTooSmall {
+                job: spec.name.clone(),
+                offset_bytes: start,
+                region_bytes: span,
+                block_bytes: max_bs,
+                capacity_bytes,
+            });
+        }
         let unit_bytes = align_bytes.iter().copied().min().unwrap_or(lbs).max(1);
-        let slots = (region / unit_bytes).max(1);
-        let sampler = make_sampler(&spec.distribution, slots, region, unit_bytes);
+        let slots = (span / unit_bytes).max(1);
+        let sampler = make_sampler(&spec.distribution, slots, span, unit_bytes);
         let perm_bits = 64 - (slots - 1).leading_zeros();
         let perm_mask = if perm_bits >= 64 { u64::MAX } else { (1u64 << perm_bits) - 1 };
         let perm_a = (rng.next_u64() | 1) & perm_mask.max(1);
         let perm_c = rng.next_u64() & perm_mask;
         let perm_shift = perm_bits / 2 + 1;
-        let coverage = coverage(spec, &bs_table, &align_bytes, region / unit_bytes, &mut rng);
+        let coverage = coverage(spec, &bs_table, &align_bytes, span / unit_bytes, &mut rng);
         // Only a map draws ahead, so patterns without one keep their sequence.
         let ahead = matches!(coverage, Coverage::Map(_));
         let draws = std::array::from_fn(|_| if ahead { rng.next_u64() } else { 0 });
@@ -167,7 +194,11 @@ impl IoPattern {
             percentage_random: spec.percentage_random,
             region_start_bytes: start,
             region_bytes: region,
-            seq_next_bytes: 0,
+            capacity_bytes,
+            span_bytes: span,
+            seq: SeqPos::new(start, region, capacity_bytes, spec.sequencing.add_bytes, spec.zones),
+            sequencing: spec.sequencing,
+            seq_left: spec.sequencing.every_nr,
             sampler,
             unit_bytes,
             slots,
@@ -178,6 +209,8 @@ impl IoPattern {
             coverage,
             loop_bytes: u64::MAX,
             loop_left: u64::MAX,
+            loops_left: u64::MAX,
+            wrap_at_end: true,
             draws,
             draw_next: 0,
         })
@@ -188,6 +221,14 @@ impl IoPattern {
     pub fn set_loop_bytes(&mut self, bytes: u64) {
         self.loop_bytes = bytes.max(1);
         self.loop_left = self.loop_bytes;
+    }
+
+    /// fio's loop rules for a job that is not time-based: `loops` loops, and whether a
+    /// non-random offset past the region starts a new pass (an explicit `io_size`) or ends
+    /// the loop. After the last loop [`IoPattern::next_io`] returns `None`.
+    pub fn set_loops(&mut self, loops: u32, wrap_at_end: bool) {
+        self.loops_left = u64::from(loops.max(1)) - 1;
+        self.wrap_at_end = wrap_at_end;
     }
 
     /// True when uniform random offsets hit each block once per loop (map or full-period sequence).
@@ -203,10 +244,25 @@ impl IoPattern {
         }
     }
 
-    /// fio's per-loop reset: random map cleared, LFSR back to its seed, sequential I/O at the start.
-    fn new_loop(&mut self) {
+    /// fio's per-loop reset: random map cleared, LFSR back to its seed, sequential I/O at the
+    /// start. False when no loop is left.
+    fn new_loop(&mut self) -> bool {
+        if self.loops_left == 0 {
+            return false;
+        }
+        self.loops_left = self.loops_left.saturating_sub(1);
         self.loop_left = self.loop_bytes;
-        self.seq_next_bytes = 0;
+        self.new_pass();
+        true
+    }
+
+    /// A new pass over the region (fio's `fio_file_reset`), within the same loop.
+    fn new_pass(&mut self) {
+        self.seq.reset();
+        self.reset_coverage();
+    }
+
+    fn reset_coverage(&mut self) {
         match &mut self.coverage {
             Coverage::None => {}
             Coverage::Map(m) => m.reset(),
@@ -219,30 +275,100 @@ impl IoPattern {
         (self.region_start_bytes, self.region_bytes)
     }
 
-    /// The next I/O. Constant time, no allocation.
+    /// The next I/O, or `None` when the job's loops are done (see [`IoPattern::set_loops`]).
+    /// Constant time, no allocation.
     #[inline]
-    pub fn next_io(&mut self) -> NextIo {
-        if self.loop_left == 0 {
-            self.new_loop();
-        }
+    pub fn next_io(&mut self) -> Option<NextIo> {
         let dir = self.next_dir();
+        self.next_io_as(dir)
+    }
+
+    /// The direction the next I/O would have (fio's `rwmix` draw); [`IoPattern::next_io_as`]
+    /// then makes it, possibly in another direction (fio's rate limit switches directions).
+    #[inline]
+    pub fn draw_dir(&mut self) -> IoDir {
+        self.next_dir()
+    }
+
+    /// The next I/O in direction `dir`, or `None` when the job's loops are done.
+    #[inline]
+    pub fn next_io_as(&mut self, dir: IoDir) -> Option<NextIo> {
+        if self.loop_left == 0 && !self.new_loop() {
+            return None;
+        }
+        if let Some(io) = self.fill(dir) {
+            return Some(io);
+        }
+        // fio: an offset that cannot be placed ends the pass; a new loop or pass follows
+        // if the job has one, and a fresh pass that cannot place an I/O either ends the job.
+        if self.wrap_at_end {
+            self.new_pass();
+        } else if !self.new_loop() {
+            return None;
+        }
+        self.fill(dir)
+    }
+
+    /// fio's `fill_io_u` for one I/O: direction, size, zone, offset; `None` when the offset
+    /// falls outside the region or the device.
+    #[inline]
+    fn fill(&mut self, dir: IoDir) -> Option<NextIo> {
         let d = dir.index();
         let mut len = self.next_len(d);
-        let random = self.rw.is_random()
-            && (self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]));
-        let rel = if !random {
-            self.sequential_offset(len)
-        } else if matches!(self.coverage, Coverage::None) {
-            self.random_offset(d, len)
+        if self.seq.enter_zone(d) {
+            self.reset_coverage();
+        }
+        let rel = if !self.rw.is_random() {
+            self.seq.seq_offset(d)?
+        } else if self.random_turn() {
+            let random =
+                self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]);
+            match if random { None } else { self.seq.seq_offset(d) } {
+                Some(rel) => rel,
+                None => self.random_rel(d, &mut len),
+            }
+        } else if self.sequencing.identical {
+            self.seq.identical_offset(d)
         } else {
-            let (rel, covered) = self.covered_offset(d, len);
-            len = covered;
-            rel
+            match self.seq.seq_offset(d) {
+                Some(rel) => rel,
+                None => self.random_rel(d, &mut len),
+            }
         };
-        // Like fio, a sequential I/O continues after the previous I/O, random or not.
-        self.seq_next_bytes = rel + u64::from(len);
-        self.loop_left = self.loop_left.saturating_sub(u64::from(len));
-        NextIo { dir, offset_bytes: self.region_start_bytes + rel, len_bytes: len }
+        let len64 = u64::from(len);
+        let abs = self.seq.base().checked_add(rel)?;
+        // fio's checks: the offset inside the region and the I/O inside the device; an I/O
+        // is also kept inside its region (or zone), which fio's whole-block sizes ensure.
+        if rel >= self.region_bytes || rel + len64 > self.span_bytes || abs.checked_add(len64)? > self.capacity_bytes {
+            return None;
+        }
+        self.seq.issued(d, rel, len64);
+        self.loop_left = self.loop_left.saturating_sub(len64);
+        Some(NextIo { dir, offset_bytes: abs, len_bytes: len })
+    }
+
+    /// fio's `ddir_seq_nr`: true on every N-th I/O of `rw=rand...:N` (every I/O without it).
+    #[inline]
+    fn random_turn(&mut self) -> bool {
+        self.seq_left = self.seq_left.saturating_sub(1);
+        if self.seq_left == 0 {
+            self.seq_left = self.sequencing.every_nr.max(1);
+            return true;
+        }
+        false
+    }
+
+    /// A random offset relative to the zone (or region) start; `len` is trimmed to the free
+    /// run under the random map.
+    #[inline]
+    fn random_rel(&mut self, d: usize, len: &mut u32) -> u64 {
+        if matches!(self.coverage, Coverage::None) {
+            self.random_offset(d, *len)
+        } else {
+            let (rel, covered) = self.covered_offset(d, *len);
+            *len = covered;
+            rel
+        }
     }
 
     /// A uniform random offset without replacement and the length that fits there: fio marks
@@ -257,7 +383,7 @@ impl IoPattern {
                     map.reset();
                 }
                 let align = self.align_bytes[d];
-                let last_start = self.region_bytes - u64::from(len);
+                let last_start = self.span_bytes - u64::from(len);
                 let choices = last_start / align + 1;
                 let r = std::mem::replace(&mut self.draws[self.draw_next], self.rng.next_u64());
                 // Prefetch for the draw used DRAW_AHEAD I/Os from now, assuming the same size.
@@ -271,7 +397,7 @@ impl IoPattern {
             }
             Coverage::Sequence(seq) => {
                 let rel = seq.next_value() * unit;
-                let fits = (self.region_bytes - rel).min(u64::from(len)) as u32;
+                let fits = (self.span_bytes - rel).min(u64::from(len)) as u32;
                 (rel, fits)
             }
             Coverage::None => (self.random_offset(d, len), len),
@@ -305,18 +431,9 @@ impl IoPattern {
     }
 
     #[inline]
-    fn sequential_offset(&mut self, len: u32) -> u64 {
-        let len = u64::from(len);
-        if self.seq_next_bytes + len > self.region_bytes {
-            self.seq_next_bytes = 0;
-        }
-        self.seq_next_bytes
-    }
-
-    #[inline]
     fn random_offset(&mut self, d: usize, len: u32) -> u64 {
         let align = self.align_bytes[d];
-        let last_start = self.region_bytes - u64::from(len);
+        let last_start = self.span_bytes - u64::from(len);
         let slot = match &self.sampler {
             Sampler::Uniform => return below(&mut self.rng, last_start / align + 1) * align,
             Sampler::Zoned(zones) => {

@@ -3,7 +3,8 @@
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
 use super::{
-    BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, SizeSpec, SsMetric, SteadyState, UnifiedRw, Zone,
+    BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, Sequencing, SizeSpec, SsMetric, SteadyState,
+    StridedZones, UnifiedRw, Zone,
 };
 
 /// Whether an option was recognised.
@@ -20,7 +21,14 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "name" => spec.name = v.to_string(),
         "description" => spec.description = Some(v.to_string()),
         "filename" => spec.filename = Some(v.to_string()),
-        "rw" => spec.rw = rw_mode(v, loc)?,
+        "rw" => (spec.rw, spec.sequencing) = rw_mode(v, spec.sequencing, loc)?,
+        "rw_sequencer" => {
+            spec.sequencing.identical = match v.trim() {
+                "sequential" => false,
+                "identical" => true,
+                _ => return Err(loc.bad("is not a sequencer", "sequential, identical")),
+            }
+        }
         "bs" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
         "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
@@ -57,22 +65,72 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
                 _ => return Err(loc.bad("is not a reporting mode", "none, mixed, both, 0, 1, 2")),
             }
         }
-        "rate_iops" => spec.rate_iops = Some(int_in(v, 1, 1_000_000_000, loc)?),
+        "rate_iops" => spec.rate_iops = per_dir(v, spec.rate_iops, loc, |f| int_in(f, 0, 1_000_000_000, loc))?,
+        "rate" => spec.rate_bytes = per_dir(v, spec.rate_bytes, loc, |f| size_bytes(f, loc))?,
+        "rate_process" => {
+            spec.rate_poisson = match v.trim() {
+                "linear" => false,
+                "poisson" => true,
+                _ => return Err(loc.bad("is not a rate process", "linear, poisson")),
+            }
+        }
         "verify" => spec.verify = verify_method(v, loc)?,
         "do_verify" => spec.do_verify = boolean(value, loc)?,
         "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),
         "write_iolog" => return Err(loc.bad("is empty", "a file path")),
-        "zonemode" if v.trim() == "none" => {}
-        "zonemode" => {
+        "read_iolog" if !v.trim().is_empty() => spec.replay.read_iolog = Some(v.trim().to_string()),
+        "read_iolog" => return Err(loc.bad("is empty", "a fio iolog (version 2 or 3)")),
+        "replay_no_stall" => spec.replay.no_stall = boolean(value, loc)?,
+        "replay_time_scale" => spec.replay.time_scale_percent = int_in(v, 1, u64::from(u32::MAX), loc)? as u32,
+        "replay_scale" => spec.replay.offset_divisor = int_in(v, 1, u64::from(u32::MAX), loc)?,
+        "replay_align" => {
+            let a = size_bytes(v, loc)?;
+            if a != 0 && !a.is_power_of_two() {
+                return Err(loc.bad("is not a power of two", "0 or a power of two, e.g. 4k"));
+            }
+            spec.replay.align_bytes = a;
+        }
+        "replay_redirect" => spec.replay.redirect = Some(v.trim().to_string()),
+        // fio: without a value the prefix is the job's name.
+        "write_bw_log" => spec.logs.bw = Some(log_prefix(v, spec)),
+        "write_iops_log" => spec.logs.iops = Some(log_prefix(v, spec)),
+        "write_lat_log" => spec.logs.lat = Some(log_prefix(v, spec)),
+        "log_avg_msec" => spec.logs.avg_msec = int_in(v, 0, u64::from(u32::MAX), loc)?,
+        "log_max_value" => spec.logs.max_value = boolean(value, loc)?,
+        "log_offset" if boolean(value, loc)? => {
             return Err(
-                loc.bad("is not supported", "none (strided and zbd zones are not modelled; use one job per region)")
+                loc.bad("is not supported", "0 (completions carry no offset here; write_iolog logs every offset)")
             )
         }
+        "log_offset" => {}
+        "log_prio" => spec.logs.prio = boolean(value, loc)?,
+        "per_job_logs" => spec.logs.per_job = boolean(value, loc)?,
+        "zonemode" => {
+            spec.zone_options.strided = match v.trim() {
+                "none" => false,
+                "strided" => true,
+                _ => {
+                    return Err(loc
+                        .bad("is not supported", "none, strided (zbd zones are not modelled; use one job per region)"))
+                }
+            }
+        }
+        "zonesize" => spec.zone_options.size_bytes = size_bytes(v, loc)?,
+        "zonerange" => spec.zone_options.range_bytes = size_bytes(v, loc)?,
+        "zoneskip" => spec.zone_options.skip_bytes = size_bytes(v, loc)?,
         "kb_base" if v.trim() == "1024" => {}
         "kb_base" => return Err(loc.bad("is not supported", "1024 (fio's default); write decimal sizes in bytes")),
         _ => return Ok(Applied::Unknown),
     }
     Ok(Applied::Known)
+}
+
+fn log_prefix(v: &str, spec: &JobSpec) -> String {
+    if v.trim().is_empty() {
+        spec.name.clone()
+    } else {
+        v.trim().to_string()
+    }
 }
 
 /// `ss_dur`/`ss_ramp` may come before `steadystate`; they wait on a placeholder with limit 0
@@ -92,6 +150,21 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
     if spec.steadystate.is_some_and(|s| s.limit <= 0.0) {
         spec.steadystate = None;
     }
+    let z = spec.zone_options;
+    let size_text = z.size_bytes.to_string();
+    let zone_loc = |option, value| Loc { file, line: spec.line, option, value };
+    const ZONES: &str = "zonemode=strided with zonesize > 0";
+    spec.zones = match (z.strided, z.size_bytes) {
+        // fio 3.33's checks (init.c).
+        (false, 0) => None,
+        (false, _) => return Err(zone_loc("zonesize", &size_text).bad("needs zonemode=strided", ZONES)),
+        (true, 0) => return Err(zone_loc("zonemode", "strided").bad("needs a zonesize", ZONES)),
+        (true, size) => Some(StridedZones {
+            size_bytes: size,
+            range_bytes: if z.range_bytes == 0 { size } else { z.range_bytes },
+            skip_bytes: z.skip_bytes,
+        }),
+    };
     if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
         let loc = Loc { file, line: spec.line, option: "time_based", value: "1" };
         return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
@@ -138,13 +211,38 @@ fn random_generator(v: &str, loc: &Loc) -> Result<RandomGenerator, JobError> {
     })
 }
 
-fn rw_mode(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
-    if v.contains(':') {
-        return Err(loc.bad(
-            "has an offset modifier (:N), which is not implemented",
-            "the pattern alone; use percentage_random for runs of sequential I/O in a random job",
-        ));
+/// `rw=pattern[:N]`: the pattern, and fio's offset modifier (str_rw_cb): for random patterns a
+/// count of I/Os per new random offset, for sequential ones a signed size added after each I/O.
+fn rw_mode(v: &str, seq: Sequencing, loc: &Loc) -> Result<(RwMode, Sequencing), JobError> {
+    let (name, modifier) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
+    let mode = rw_name(name, loc)?;
+    let mut seq = Sequencing { add_bytes: 0, every_nr: 1, ..seq };
+    let m = modifier.trim();
+    if m.is_empty() {
+        return Ok((mode, seq));
     }
+    if mode.is_random() {
+        let n = size_bytes(m, loc)
+            .map_err(|_| loc.bad("has a bad offset modifier", "randread:N with N in 1..=4294967295"))?;
+        if n == 0 || n > u64::from(u32::MAX) {
+            return Err(loc.bad("has an offset modifier out of range", "randread:N with N in 1..=4294967295"));
+        }
+        seq.every_nr = n as u32;
+    } else {
+        let (neg, mag) = match m.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, m.strip_prefix('+').unwrap_or(m)),
+        };
+        let bytes = size_bytes(mag, loc)
+            .map_err(|_| loc.bad("has a bad offset modifier", "read:SIZE, e.g. write:4k or read:-8k"))?;
+        let bytes =
+            i64::try_from(bytes).map_err(|_| loc.bad("has an offset modifier out of range", "|SIZE| < 2^63"))?;
+        seq.add_bytes = if neg { -bytes } else { bytes };
+    }
+    Ok((mode, seq))
+}
+
+fn rw_name(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
     Ok(match v.trim() {
         "read" => RwMode::Read,
         "write" => RwMode::Write,

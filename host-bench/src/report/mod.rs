@@ -1,7 +1,8 @@
 //! Reports of a [`crate::runner::RunResult`]: fio-compatible JSON, fio-like text, CSV series,
-//! and fio's I/O log.
+//! fio's I/O log and its bandwidth, IOPS and latency logs.
 
 mod csv;
+pub mod fio_logs;
 pub mod iolog;
 mod json;
 mod summary;

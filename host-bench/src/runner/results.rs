@@ -9,6 +9,10 @@ impl GroupRun {
             cb(log);
             log.clear();
         }
+        if let (Some(log), Some(cb)) = (self.completed.as_mut(), opts.on_complete.as_mut()) {
+            cb(log);
+            log.clear();
+        }
     }
 
     pub(super) fn report_progress(&mut self, now_ns: u64, opts: &mut RunOptions) {

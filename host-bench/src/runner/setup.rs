@@ -59,20 +59,19 @@ pub(super) fn new_instance(
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
-    let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
-    let loops = u64::from(spec.loops.max(1));
-    let (budget_bytes, budget_ios) = if spec.time_based {
-        (u64::MAX, u64::MAX)
-    } else if let Some(n) = spec.number_ios {
-        (u64::MAX, n.saturating_mul(loops))
+    let replay = spec.replay.read_iolog.is_some();
+    let (source, budget_bytes, budget_ios) = if replay {
+        // fio: the job is the log, whatever its rw, bs or size say.
+        let log = IologSource::open(&spec.replay, info.capacity_bytes, info.logical_block_bytes)
+            .map_err(|message| RunError::Iolog { job: spec.name.clone(), message })?;
+        (Source::Iolog(Box::new(log)), u64::MAX, u64::MAX)
     } else {
-        let lbs = u64::from(info.logical_block_bytes);
-        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
-        pattern.set_loop_bytes(per_loop);
-        (per_loop.saturating_mul(loops), u64::MAX)
+        let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+        let (b, n) = budgets(spec, &mut pattern, info);
+        (Source::Pattern(pattern), b, n)
     };
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
     let ss = spec.steadystate.and_then(|s| {
@@ -80,7 +79,9 @@ pub(super) fn new_instance(
         SteadyStateTracker::new(scaled, measure_from_ns, ss_interval)
     });
     Ok(Instance {
-        pattern,
+        source,
+        replay_paced: replay && !spec.replay.no_stall,
+        waiting_slot: false,
         job: job_index as u32,
         clone,
         ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
@@ -94,12 +95,33 @@ pub(super) fn new_instance(
         budget_ios,
         issued_bytes: 0,
         issued_ios: 0,
-        rate_iops: spec.rate_iops.unwrap_or(0),
-        arrivals: 0,
+        rate: {
+            let mut r = ChaCha8Rng::seed_from_u64(opts.seed);
+            r.set_stream((1 << 62) | ((job_index as u64) << 20) | u64::from(clone));
+            // A replayed log keeps its own pace.
+            rate::RateState::new(spec, r).filter(|_| !replay)
+        },
         next_arrival_ns: now_ns,
         stopped: false,
         finished: false,
         ss,
         ss_reached_ns: None,
     })
+}
+
+/// Bytes and I/Os a generated job may issue over all its loops; sets the pattern's loops.
+fn budgets(spec: &JobSpec, pattern: &mut IoPattern, info: &DeviceInfo) -> (u64, u64) {
+    let loops = u64::from(spec.loops.max(1));
+    if spec.time_based {
+        (u64::MAX, u64::MAX)
+    } else if let Some(n) = spec.number_ios {
+        pattern.set_loops(spec.loops, spec.io_size.is_some());
+        (u64::MAX, n.saturating_mul(loops))
+    } else {
+        let lbs = u64::from(info.logical_block_bytes);
+        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        pattern.set_loop_bytes(per_loop);
+        pattern.set_loops(spec.loops, spec.io_size.is_some());
+        (per_loop.saturating_mul(loops), u64::MAX)
+    }
 }

@@ -134,12 +134,28 @@ pub struct ProfileResult {
     pub interrupted: bool,
 }
 
+/// VDBench's iorate counts reads and writes together; fio limits each direction, by bytes
+/// (`rate_iops` counts in the smallest block size), so the total is split by the read share
+/// and given as `rate` at each direction's mean block size (a direction without I/O: no limit).
+fn rate_per_direction(total: u64, read_pct: u32, rs: &[(u32, u32)], ws: &[(u32, u32)]) -> String {
+    let mean_bytes = |s: &[(u32, u32)]| s.iter().map(|&(k, p)| u64::from(k) * 1024 * u64::from(p)).sum::<u64>() / 100;
+    let share = |pct: u64, split: &[(u32, u32)]| {
+        if pct == 0 {
+            0
+        } else {
+            ((total * pct / 100).max(1) * mean_bytes(split).max(512)).max(1)
+        }
+    };
+    let read_pct = u64::from(read_pct.min(100));
+    format!("rate={},{}\n", share(read_pct, rs), share(100 - read_pct, ws))
+}
+
 fn section(p: &AppProfile, name: &str, rate: Option<u64>, o: &CurveOptions) -> String {
     let (read_pct, rs, ws) =
         (p.read_pct.round() as u32, normalized_split(p.read_split), normalized_split(p.write_split));
     let (depth, jobs, rate) = match rate {
         None => (o.qd, o.threads, String::new()),
-        Some(r) => ((o.qd * o.threads).min(65536), 1, format!("rate_iops={}\n", r.max(1))),
+        Some(r) => ((o.qd * o.threads).min(65536), 1, rate_per_direction(r.max(1), read_pct, &rs, &ws)),
     };
     format!(
         "[{name}]\nstonewall\nrw=randrw\nrwmixread={read_pct}\npercentage_random={}\nbssplit={},{}\niodepth={depth}\nnumjobs={jobs}\ngroup_reporting\n{rate}{}",

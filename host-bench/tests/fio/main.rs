@@ -6,6 +6,7 @@ mod mock;
 mod parse;
 mod pattern;
 mod perf;
+mod perflogs;
 mod registry;
 mod report;
 mod runner;

@@ -93,6 +93,45 @@ fn rw_modes() {
 }
 
 #[test]
+fn rw_offset_modifiers_and_sequencer() {
+    use host_bench::job::Sequencing;
+    let seq = |body: &str| job(body).sequencing;
+    assert_eq!(seq("rw=write"), Sequencing::default());
+    assert_eq!(seq("rw=write:4k").add_bytes, 4096);
+    assert_eq!(seq("rw=read:-8k").add_bytes, -8192);
+    assert_eq!(seq("rw=randread:8"), Sequencing { add_bytes: 0, every_nr: 8, identical: false });
+    assert!(seq("rw=randread:4\nrw_sequencer=identical").identical);
+    assert!(seq("rw_sequencer=identical\nrw=randread:4").identical, "rw= keeps the sequencer");
+    assert_eq!(seq("rw=randread:8\nrw=randread").every_nr, 1, "a later rw= without modifier clears it");
+    for (body, needle) in [
+        ("rw=randread:0", "rw' = randread:0 has an offset modifier out of range"),
+        ("rw=read:x", "rw' = read:x has a bad offset modifier"),
+        ("rw=randread:4\nrw_sequencer=same", "rw_sequencer' = same is not a sequencer (allowed sequential, identical)"),
+    ] {
+        assert!(err(&format!("[j]\n{body}\n")).contains(needle), "{body}: {}", err(&format!("[j]\n{body}\n")));
+    }
+}
+
+#[test]
+fn strided_zones_as_fio_checks_them() {
+    use host_bench::job::StridedZones;
+    let z = job("zonemode=strided\nzonesize=16k\nzonerange=64k\nzoneskip=1m").zones;
+    assert_eq!(z, Some(StridedZones { size_bytes: 16384, range_bytes: 65536, skip_bytes: 1 << 20 }));
+    assert_eq!(
+        job("zonesize=16k\nzonemode=strided").zones.unwrap().range_bytes,
+        16384,
+        "zonerange defaults to zonesize"
+    );
+    assert_eq!(job("zonemode=none").zones, None);
+    // fio 3.33: "--zonemode=none and --zonesize are not compatible", "--zonesize must be specified".
+    assert_eq!(
+        err("[j]\nzonesize=16k\n"),
+        "jobs/x.fio:1: option 'zonesize' = 16384 needs zonemode=strided (allowed zonemode=strided with zonesize > 0)"
+    );
+    assert!(err("[j]\nzonemode=strided\n").contains("option 'zonemode' = strided needs a zonesize"));
+}
+
+#[test]
 fn sizes_and_suffixes() {
     for (v, b) in [
         ("4096", 4096u64),
@@ -147,7 +186,9 @@ fn mix_depth_jobs_loops() {
     assert_eq!(job("iodepth=65536").iodepth, 65536);
     assert_eq!(job("numjobs=4").numjobs, 4);
     assert_eq!(job("loops=3").loops, 3);
-    assert_eq!(job("rate_iops=1500").rate_iops, Some(1500));
+    assert_eq!(job("rate_iops=1500").rate_iops, [1500; 3]);
+    assert_eq!(job("rate=1m,500k").rate_bytes, [1 << 20, 500 << 10, 500 << 10]);
+    assert!(job("rate_process=poisson").rate_poisson);
 }
 
 #[test]

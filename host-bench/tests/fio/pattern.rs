@@ -19,7 +19,7 @@ fn pattern(body: &str, seed: u64, capacity: u64) -> IoPattern {
 }
 
 fn draw(p: &mut IoPattern, n: usize) -> Vec<NextIo> {
-    (0..n).map(|_| p.next_io()).collect()
+    (0..n).map(|_| p.next_io().unwrap()).collect()
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn random_map_trims_mixed_sizes_to_free_runs() {
     let mut covered = vec![0u8; 2048];
     let mut bytes = 0u64;
     while bytes < 8 << 20 {
-        let io = p.next_io();
+        let io = p.next_io().unwrap();
         bytes += u64::from(io.len_bytes);
         for b in io.offset_bytes / 4096..(io.offset_bytes + u64::from(io.len_bytes)) / 4096 {
             covered[b as usize] += 1;
@@ -289,4 +289,120 @@ fn random_map_leaves_sequential_share_unmarked() {
     assert_eq!(distinct.len(), random.len(), "random draws never repeat within the pass");
     let on_sequential = random.iter().filter(|o| sequential.contains(o)).count();
     assert!(on_sequential > 50, "{on_sequential}");
+}
+
+/// A size-based job's I/Os as the runner issues them on a 16 MiB file: the pattern's loops,
+/// bytes up to size (or io_size) x loops. Each I/O as direction letter and 4 KiB block
+/// relative to `base`.
+fn job_blocks(body: &str, base: u64) -> Vec<String> {
+    let spec = spec(body);
+    let mut p = IoPattern::new(&spec, ChaCha8Rng::seed_from_u64(1), 16 << 20, 512).unwrap();
+    let per_loop = spec.io_size.map_or(p.region().1, |s| s.resolve(16 << 20, 512));
+    p.set_loop_bytes(per_loop);
+    p.set_loops(spec.loops, spec.io_size.is_some());
+    let (mut out, mut bytes) = (Vec::new(), 0);
+    while bytes < per_loop * u64::from(spec.loops) {
+        let Some(io) = p.next_io() else { break };
+        bytes += u64::from(io.len_bytes);
+        let d = match io.dir {
+            IoDir::Read => 'r',
+            IoDir::Write => 'w',
+            IoDir::Trim => 't',
+        };
+        out.push(format!("{d}{}", (io.offset_bytes - base) / 4096));
+    }
+    out
+}
+
+fn blocks(text: &str) -> Vec<String> {
+    text.split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn offset_modifiers_walk_as_fio_does() {
+    // Sequences from fio 3.33's write_iolog for the same job on a 16 MiB file.
+    let m = 1 << 20;
+    assert_eq!(job_blocks("rw=write:4k\nbs=4k\nsize=64k", 0), blocks("w0 w2 w4 w6 w8 w10 w12 w14"));
+    assert_eq!(
+        job_blocks("rw=read:-8k\nbs=4k\nsize=64k", 0),
+        blocks("r0 r14 r13 r12 r11 r10 r9 r8 r7 r6 r5 r4 r3 r2 r1 r0")
+    );
+    assert_eq!(
+        job_blocks("rw=read:-8k\nbs=4k\nsize=64k\noffset=1m", m),
+        blocks("r14 r13 r12 r11 r10 r9 r8 r7 r6 r5 r4 r3 r2 r1 r0 r14"),
+        "from a nonzero offset fio first rewinds to size, then steps back"
+    );
+    assert_eq!(job_blocks("rw=write:8k\nbs=4k\nsize=64k\noffset=1m", m), blocks("w0 w3 w6 w9 w12 w15"));
+    assert_eq!(
+        job_blocks("rw=write:8k\nbs=4k\nsize=64k\noffset=1m\nloops=2", m),
+        blocks("w0 w3 w6 w9 w12 w15 w0 w3 w6 w9 w12 w15"),
+        "a loop that runs off the region ends early; the next loop starts over"
+    );
+    assert_eq!(
+        job_blocks("rw=write:4k\nbs=4k\nsize=32k\nio_size=64k", 0),
+        blocks("w0 w2 w4 w6 w0 w2 w4 w6 w0 w2 w4 w6 w0 w2 w4 w6"),
+        "with io_size the job makes new passes until io_size is done"
+    );
+    assert_eq!(job_blocks("rw=write\nbs=4k\nsize=32k\nnumber_ios=16", 0).len(), 8, "fio stops at the region end");
+}
+
+#[test]
+fn mixed_sequential_directions_keep_their_own_positions() {
+    let ios = job_blocks("rw=rw\nbs=4k\nsize=256k", 0);
+    for d in ['r', 'w'] {
+        let mine: Vec<u64> = ios.iter().filter(|s| s.starts_with(d)).map(|s| s[1..].parse().unwrap()).collect();
+        assert!(mine.len() > 20, "{ios:?}");
+        assert_eq!(mine, (0..mine.len() as u64).collect::<Vec<_>>(), "{d}: each direction walks from 0");
+    }
+}
+
+#[test]
+fn random_offset_every_nth_io() {
+    // rw=randread:4: three sequential I/Os (fio starts them at the region start), then a random one.
+    let ios = job_blocks("rw=randread:4\nbs=4k\nsize=8m", 0);
+    let b: Vec<u64> = ios.iter().map(|s| s[1..].parse().unwrap()).collect();
+    assert_eq!(&b[..3], &[0, 1, 2]);
+    let jumps: Vec<usize> = (1..b.len().min(4000)).filter(|&i| b[i] != b[i - 1] + 1).collect();
+    assert!(jumps.len() > 20, "{}", jumps.len());
+    // As in fio, a sequential follower that reaches the region end ends the job early.
+    assert!(b.len() == 2048 || *b.last().unwrap() == 2047, "{} I/Os, last {:?}", b.len(), b.last());
+    let odd: Vec<&usize> = jumps.iter().filter(|&&i| (i + 1) % 4 != 0).collect();
+    assert!(
+        odd.is_empty(),
+        "only every 4th I/O jumps: {:?} {:?}",
+        &odd[..odd.len().min(5)],
+        odd.first().map(|&&i| &b[i - 4..i + 2])
+    );
+    // rw_sequencer=identical: the I/Os in between repeat the previous offset.
+    let ios = job_blocks("rw=randread:4\nrw_sequencer=identical\nbs=4k\nsize=8m", 0);
+    assert_eq!(&ios[..3], &blocks("r0 r0 r0")[..]);
+    assert_eq!(ios.len(), 2048, "identical followers never reach the region end");
+    for run in ios[3..].chunks(4).take(500) {
+        assert!(run.iter().all(|s| *s == run[0]), "{run:?}");
+    }
+}
+
+#[test]
+fn strided_zones_as_fio_walks_them() {
+    let z = "zonemode=strided\nbs=4k\n";
+    let seq: Vec<String> = (0..16).flat_map(|k| (0..4).map(move |i| format!("r{}", 16 * k + i))).collect();
+    assert_eq!(job_blocks(&format!("{z}rw=read\nzonesize=16k\nzonerange=64k\nsize=256k"), 0), seq);
+    // zonesize above zonerange: each zone's range is read again until zonesize is done.
+    let again: Vec<String> =
+        (0..4).flat_map(|k| (0..4).flat_map(move |_| (0..4).map(move |i| format!("r{}", 4 * k + i)))).collect();
+    assert_eq!(job_blocks(&format!("{z}rw=read\nzonesize=64k\nzonerange=16k\nsize=256k"), 0), again);
+    // zoneskip, and the wrap back to offset at the end of the device.
+    let skip =
+        job_blocks(&format!("{z}rw=write\nbs=1m\nzonesize=1m\nzonerange=2m\nzoneskip=2m\nsize=8m\noffset=4m"), 4 << 20);
+    assert_eq!(
+        skip.iter().map(|s| s[1..].parse::<u64>().unwrap() / 256).collect::<Vec<_>>(),
+        vec![0, 4, 8, 0, 4, 8, 0, 4]
+    );
+    // Random: the map works per zone range, so each zone gets distinct blocks of its own.
+    let ios = job_blocks(&format!("{z}rw=randread\nzonesize=16k\nzonerange=64k\nsize=256k"), 0);
+    for (k, zone) in ios.chunks(4).enumerate() {
+        let b: std::collections::BTreeSet<u64> = zone.iter().map(|s| s[1..].parse().unwrap()).collect();
+        assert_eq!(b.len(), 4, "{zone:?}");
+        assert!(b.iter().all(|&x| x / 16 == k as u64), "zone {k}: {zone:?}");
+    }
 }

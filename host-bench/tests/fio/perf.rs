@@ -18,7 +18,7 @@ fn ns_per_io(body: &str) -> f64 {
     let t = Instant::now();
     let mut acc = 0u64;
     for i in 0..n {
-        let io = p.next_io();
+        let io = p.next_io().unwrap();
         let lat = 50_000 + (io.offset_bytes >> 12) % 1000;
         h.record(lat);
         s.record(io.dir.index(), i * 200, io.len_bytes, lat);

@@ -1,5 +1,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use host_bench::device::IoDir;
 use host_bench::job::{parse_str, JobFile, ParseOptions};
 use host_bench::runner::{run, RunOptions, RunResult};
 
@@ -114,13 +115,44 @@ fn time_scale_shortens_runtimes_and_is_kept() {
 
 #[test]
 fn rate_iops_submits_open_loop() {
+    // fio: the rate applies to each direction (fio 3.33 gives ~200 reads/s and ~200 writes/s
+    // for rw=randrw rate_iops=200), switching direction when the drawn one is ahead.
     let mut dev = MockDevice::new(GIB, 4, 100_000);
     let r = run_on("[j]\nrw=randrw\nrate_iops=1000\niodepth=8\nruntime=2\ntime_based\n", &mut dev);
-    let total: u64 = r.jobs[0].dirs.iter().map(|d| d.ios).sum();
-    assert!((total as i64 - 2000).abs() <= 1, "{total}");
-    // Arrivals every 1 ms exactly; no queueing so latency is the service time.
-    assert!(dev.log.windows(2).all(|w| w[1].0 - w[0].0 == 1_000_000));
+    for d in 0..2 {
+        let ios = r.jobs[0].dirs[d].ios as i64;
+        assert!((ios - 2000).abs() <= 1, "{d}: {ios}");
+        // Each direction's arrivals every 1 ms exactly; no queueing so latency is the service time.
+        let times: Vec<u64> = dev.log.iter().filter(|e| e.1.dir.index() == d).map(|e| e.0).collect();
+        assert!(times.windows(2).all(|w| w[1] - w[0] == 1_000_000), "{d}");
+    }
     assert_eq!(r.jobs[0].dirs[0].clat.max(), 100_000);
+    // rwmixread=90 does not change the rates: the direction that is behind goes first.
+    let mut dev = MockDevice::new(GIB, 4, 100_000);
+    let r = run_on("[j]\nrw=randrw\nrwmixread=90\nrate_iops=500,100\niodepth=8\nruntime=2\ntime_based\n", &mut dev);
+    let (reads, writes) = (r.jobs[0].dirs[0].ios as i64, r.jobs[0].dirs[1].ios as i64);
+    assert!((reads - 1000).abs() <= 2 && (writes - 200).abs() <= 2, "{reads} {writes}");
+    // rate= in bytes: 4 MiB/s of 64 KiB writes = 64 IOPS.
+    let mut dev = MockDevice::new(GIB, 4, 100_000);
+    let r = run_on("[j]\nrw=write\nbs=64k\nrate=4m\nruntime=2\ntime_based\n", &mut dev);
+    assert!((r.jobs[0].dirs[1].ios as i64 - 128).abs() <= 1, "{}", r.jobs[0].dirs[1].ios);
+}
+
+#[test]
+fn rate_process_poisson_has_exponential_gaps() {
+    let mut dev = MockDevice::new(GIB, 64, 10_000);
+    let r = run_on(
+        "[j]\nrw=randread\nrate_iops=1000\nrate_process=poisson\niodepth=64\nruntime=20\ntime_based\n",
+        &mut dev,
+    );
+    let ios = r.jobs[0].dirs[0].ios as f64;
+    assert!((ios / 20_000.0 - 1.0).abs() < 0.03, "{ios}");
+    let gaps: Vec<f64> = dev.log.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!((sd / mean - 1.0).abs() < 0.05, "exponential gaps have CoV 1: {}", sd / mean);
+    let short = gaps.iter().filter(|&&g| g < mean).count() as f64 / gaps.len() as f64;
+    assert!((short - (1.0 - (-1.0f64).exp())).abs() < 0.02, "P(gap < mean) = 1 - 1/e: {short}");
 }
 
 #[test]
@@ -227,4 +259,77 @@ fn ramp_longer_than_a_size_based_job_reports_every_io() {
     let r = run_on("[j]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=4\nramp_time=40ms\n", &mut dev);
     let ios = r.jobs[0].dirs[1].ios;
     assert!((ios as i64 - 2096).abs() < 8, "{ios}");
+}
+
+/// Writes `lines` as an iolog under the test's temp dir and returns its path.
+fn iolog(name: &str, lines: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, lines).unwrap();
+    p.display().to_string()
+}
+
+const V3: &str = "fio version 3 iolog\n10 /dev/x add\n10 /dev/x open\n100 /dev/x write 8192 4096\n\
+                  300 /dev/x read 0 16384\n300 /dev/x trim 65536 8192\n1300 /dev/x write 4096 4096\n1400 /dev/x close\n";
+
+fn replayed(dev: &MockDevice) -> Vec<(u64, IoDir, u64, u32)> {
+    let t0 = dev.log[0].0;
+    dev.log.iter().map(|(t, r)| (t - t0, r.dir, r.offset_bytes, r.len_bytes)).collect()
+}
+
+#[test]
+fn read_iolog_replays_entries_with_fios_delays() {
+    let log = iolog("v3.log", V3);
+    // Delays are the time since the previous entry (us), issued in log order; rw and bs ignored.
+    let mut dev = MockDevice::new(1 << 30, 4, 50_000);
+    let r = run_on(&format!("[r]\nread_iolog={log}\nrw=randwrite\nbs=64k\niodepth=4\n"), &mut dev);
+    assert_eq!(
+        replayed(&dev),
+        vec![
+            (0, IoDir::Write, 8192, 4096),
+            (200_000, IoDir::Read, 0, 16384),
+            (200_000, IoDir::Trim, 65536, 8192),
+            (1_200_000, IoDir::Write, 4096, 4096)
+        ]
+    );
+    assert_eq!((r.jobs[0].dirs[0].ios, r.jobs[0].dirs[1].ios, r.jobs[0].dirs[2].ios), (1, 2, 1));
+    assert_eq!(r.jobs[0].dirs[1].io_bytes, 8192);
+    // replay_time_scale=200: half the delays; replay_no_stall: none.
+    let mut dev = MockDevice::new(1 << 30, 4, 50_000);
+    run_on(&format!("[r]\nread_iolog={log}\nreplay_time_scale=200\niodepth=4\n"), &mut dev);
+    assert_eq!(replayed(&dev).iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 100_000, 100_000, 600_000]);
+    let mut dev = MockDevice::new(1 << 30, 4, 50_000);
+    run_on(&format!("[r]\nread_iolog={log}\nreplay_no_stall=1\niodepth=4\n"), &mut dev);
+    assert_eq!(replayed(&dev).iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 0, 0, 0]);
+    // At QD1 an entry's delay starts when the slot frees (fio fetches it, then waits).
+    let mut dev = MockDevice::new(1 << 30, 4, 500_000);
+    run_on(&format!("[r]\nread_iolog={log}\niodepth=1\n"), &mut dev);
+    assert_eq!(replayed(&dev).iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 700_000, 1_200_000, 2_700_000]);
+    // replay_scale divides offsets, replay_align rounds them down.
+    let mut dev = MockDevice::new(1 << 30, 4, 50_000);
+    run_on(&format!("[r]\nread_iolog={log}\nreplay_scale=2\nreplay_align=8k\nreplay_no_stall=1\n"), &mut dev);
+    assert_eq!(replayed(&dev).iter().map(|e| e.2).collect::<Vec<_>>(), vec![0, 0, 32768, 0]);
+}
+
+#[test]
+fn read_iolog_v2_and_bad_logs() {
+    // v2: no times; `wait N` holds later entries until N ms after the start (fio 3.33).
+    let log =
+        iolog("v2.log", "fio version 2 iolog\n/f add\n/f open\n/f read 4096 4096\n/f wait 100\n/f write 0 8192\n");
+    let mut dev = MockDevice::new(1 << 30, 4, 50_000);
+    run_on(&format!("[r]\nread_iolog={log}\niodepth=2\n"), &mut dev);
+    assert_eq!(replayed(&dev), vec![(0, IoDir::Read, 4096, 4096), (100_000_000, IoDir::Write, 0, 8192)]);
+    let err = |text: &str| {
+        let mut dev = MockDevice::new(1 << 20, 4, 50_000);
+        run(&file(text), &mut dev, &mut RunOptions::new(1)).unwrap_err().to_string()
+    };
+    let bad = iolog("bad.log", "fio version 3 iolog\n5 /f write 0 4096\n6 /f scribble 0 4096\n");
+    let e = err(&format!("[r]\nread_iolog={bad}\n"));
+    assert!(e.contains("job 'r'") && e.contains("bad.log:3") && e.contains("scribble"), "{e}");
+    let past = iolog("past.log", "fio version 3 iolog\n5 /f write 1048576 4096\n");
+    let e = err(&format!("[r]\nread_iolog={past}\n"));
+    assert!(e.contains("past.log:2") && e.contains("past the end of the target (1048576 bytes)"), "{e}");
+    let e = err("[r]\nread_iolog=/nonexistent/x.log\n");
+    assert!(e.contains("read_iolog=/nonexistent/x.log: No such file"), "{e}");
 }

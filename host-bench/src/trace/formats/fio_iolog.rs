@@ -7,9 +7,11 @@
 //! 3 /f write 0 4096            /f write 0 4096
 //! 9 /f close                   /f wait 1000
 //! ```
-//! v3 lines start with a time in microseconds since the start (what fio 3.33 writes); v2 has none, and `wait N` advances the
-//! clock by N microseconds (fio's `ipo->delay`). File actions (add, open, close) and sync /
-//! datasync carry no data and are skipped. Several files are replayed onto one target.
+//! v3 lines start with a time in microseconds since the start (what fio 3.33 writes); v2 has
+//! none, and `wait N` holds the following entries until N milliseconds after the start (fio
+//! 3.33 sleeps until `mtime_since_genesis()` reaches N). File actions (add, open, close) and sync /
+//! datasync carry no data and are skipped, and so is a repeated header (fio writes one per job
+//! appending to the log). Several files are replayed onto one target.
 
 use crate::device::IoDir;
 use crate::trace::fields::{split_ws, uint};
@@ -18,7 +20,7 @@ use crate::trace::{LineOut, LineParser};
 #[derive(Default)]
 pub struct FioIolog {
     version: Option<u8>,
-    /// v2: the clock advanced by `wait` lines, ns.
+    /// v2: the clock set by `wait` lines, ns.
     clock_ns: u64,
 }
 
@@ -32,6 +34,10 @@ impl LineParser for FioIolog {
             });
             return Ok(LineOut::Skip);
         };
+        if matches!(line.trim(), "fio version 2 iolog" | "fio version 3 iolog") {
+            // fio 3.33 starts the log again when a later job appends to the same file.
+            return Ok(LineOut::Skip);
+        }
         let mut f = [""; 6];
         let n = split_ws(line, &mut f);
         let (time_ns, rest) = if version == 3 {
@@ -50,8 +56,8 @@ impl LineParser for FioIolog {
             "write" => IoDir::Write,
             "trim" => IoDir::Trim,
             "wait" if version == 2 && rest.len() >= 3 => {
-                let us = uint(rest[2], "wait")?;
-                self.clock_ns = self.clock_ns.saturating_add(us.saturating_mul(1_000));
+                let ms = uint(rest[2], "wait")?;
+                self.clock_ns = self.clock_ns.max(ms.saturating_mul(1_000_000));
                 return Ok(LineOut::Skip);
             }
             "add" | "open" | "close" | "sync" | "datasync" => return Ok(LineOut::Skip),
