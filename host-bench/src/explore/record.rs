@@ -1,0 +1,334 @@
+//! The recorder: an observer of a simulated run. It reads the drive's counters and block table
+//! after completions (never writes to the drive), keeping a bounded number of frames: one per
+//! `every` host completions and one whenever GC picks a victim. Past [`MAX_FRAMES`] neighbouring
+//! frames merge (exactly: the later frame's counters, both frames' block changes) and `every`
+//! doubles, so memory and the page's size stay bounded for runs of any length.
+
+use super::model::*;
+use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
+use crate::sim::SimTarget;
+use ftl::blocks::BlockState;
+use ftl::device::SimSsd;
+
+/// Most frames kept.
+pub const MAX_FRAMES: usize = 2400;
+/// Drives with at most this many blocks are drawn block by block.
+pub const MAX_SAMPLED_BLOCKS: u32 = 4096;
+/// Larger drives show their first dies, about this many blocks, plus histograms of all blocks.
+pub const SAMPLE_BLOCKS: u32 = 1024;
+/// Latency buckets: 4 per power of two of ns.
+const LAT_BUCKETS: usize = 256;
+
+/// Frames under construction, with what merging needs besides the columns.
+pub struct Recorder {
+    meta: DriveMeta,
+    init: Vec<BlockRec>,
+    frames: Frames,
+    /// Block changes per frame (id, record), flattened into `frames.delta` at the end.
+    deltas: Vec<Vec<(u32, BlockRec)>>,
+    lat: Vec<Box<[u32; LAT_BUCKETS]>>,
+    cur_lat: Box<[u32; LAT_BUCKETS]>,
+    last: Vec<BlockRec>,
+    every: u32,
+    since: u32,
+    last_victims: u64,
+}
+
+fn lat_bucket(ns: u64) -> usize {
+    if ns < 4 {
+        return ns as usize;
+    }
+    let lg = 63 - ns.leading_zeros() as usize;
+    (lg * 4 + ((ns >> (lg - 2)) & 3) as usize).min(LAT_BUCKETS - 1)
+}
+
+/// Upper edge of a latency bucket, ns.
+fn lat_upper(b: usize) -> u64 {
+    if b < 4 {
+        return b as u64 + 1;
+    }
+    let (lg, sub) = (b / 4, b % 4);
+    ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
+}
+
+fn p99_us(h: &[u32; LAT_BUCKETS]) -> f64 {
+    let n: u64 = h.iter().map(|&c| c as u64).sum();
+    if n == 0 {
+        return 0.0;
+    }
+    let want = (n * 99).div_ceil(100);
+    let mut acc = 0u64;
+    for (b, &c) in h.iter().enumerate() {
+        acc += c as u64;
+        if acc >= want {
+            return lat_upper(b) as f64 / 1000.0;
+        }
+    }
+    0.0
+}
+
+/// The state of block `b` as drawn.
+pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
+    let t = &ssd.core.blocks;
+    let i = b as usize;
+    let state = match t.state[i] {
+        BlockState::Free => ST_FREE,
+        BlockState::Open => ST_OPEN,
+        BlockState::Closed if t.is_reserved(b) => ST_RESERVED,
+        BlockState::Closed => ST_CLOSED,
+        BlockState::Victim if ssd.core.relocating() == Some(b) => ST_RELOCATING,
+        BlockState::Victim => ST_ERASING,
+    };
+    BlockRec {
+        state,
+        valid: t.valid[i],
+        wp: t.write_ptr[i],
+        erase: t.erase_count[i],
+        stream: t.stream[i],
+        closed_at: t.closed_at[i],
+    }
+}
+
+impl Recorder {
+    pub fn new(ssd: &SimSsd, meta: DriveMeta) -> Recorder {
+        let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
+        let mut r = Recorder {
+            last: init.clone(),
+            init,
+            meta,
+            frames: Frames::default(),
+            deltas: Vec::new(),
+            lat: Vec::new(),
+            cur_lat: Box::new([0; LAT_BUCKETS]),
+            every: 1,
+            since: 0,
+            last_victims: ssd.core.stats.gc_victims,
+        };
+        r.frame(ssd);
+        r
+    }
+
+    pub fn meta(&self) -> &DriveMeta {
+        &self.meta
+    }
+
+    /// Called after every `wait` of the run (with its completion, if any).
+    #[inline]
+    pub fn observe(&mut self, ssd: &SimSsd, done: Option<&IoCompletion>) {
+        if let Some(c) = done {
+            self.since += 1;
+            self.cur_lat[lat_bucket(c.complete_ns.saturating_sub(c.submit_ns))] += 1;
+        }
+        if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
+            self.frame(ssd);
+        }
+    }
+
+    /// Takes a frame now.
+    pub fn frame(&mut self, ssd: &SimSsd) {
+        let c = ssd.counters();
+        let f = &mut self.frames;
+        f.t_ns.push(ssd.now());
+        f.host_writes.push(c.host_writes);
+        f.host_reads.push(c.host_reads);
+        f.host_write_bytes.push(c.host_write_bytes);
+        f.host_trim_bytes.push(c.host_trim_bytes);
+        f.nand_write_bytes.push(c.nand_write_bytes);
+        f.gc_write_bytes.push(c.gc_write_bytes);
+        f.gc_victims.push(c.gc_victims);
+        f.erases.push(c.erases);
+        f.free_blocks.push(c.free_blocks);
+        f.gc_stall_ns.push(c.gc_stall_ns);
+        f.energy_j.push(c.energy_j);
+        f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
+        f.completions.push(self.since);
+        f.p99_us.push(0.0);
+        let mpb = self.meta.mus_per_block;
+        let reloc = ssd.gc_relocating();
+        let now_mus = ssd.core.stats.host_write_mus;
+        let (mut delta, mut victims) = (Vec::new(), Vec::new());
+        for b in 0..self.meta.sampled_blocks {
+            let r = block_rec(ssd, b);
+            let old = self.last[b as usize];
+            if r != old {
+                let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
+                if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
+                    let valid = match reloc {
+                        Some((v, n)) if v == b => n,
+                        _ => old.valid,
+                    };
+                    let age = now_mus.saturating_sub(old.closed_at);
+                    victims.push(VictimRec { block: b, valid, score: ftl::gc_policy::score(valid, mpb, age) });
+                }
+                delta.push((b, r));
+                self.last[b as usize] = r;
+            }
+        }
+        f.victims.push(victims);
+        if self.meta.sampled_blocks < self.meta.blocks {
+            let t = &ssd.core.blocks;
+            let mut h = vec![0u32; 16];
+            for b in 0..self.meta.blocks {
+                if t.state[b as usize] == BlockState::Closed && !t.is_reserved(b) {
+                    h[(t.valid[b as usize] as usize * 16 / (mpb as usize + 1)).min(15)] += 1;
+                }
+            }
+            f.hist.push(h);
+        }
+        self.deltas.push(delta);
+        self.lat.push(std::mem::replace(&mut self.cur_lat, Box::new([0; LAT_BUCKETS])));
+        self.since = 0;
+        self.last_victims = c.gc_victims;
+        if self.frames.t_ns.len() > MAX_FRAMES {
+            self.thin();
+        }
+    }
+
+    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, stays) and doubles
+    /// the completions per frame.
+    fn thin(&mut self) {
+        let n = self.frames.t_ns.len();
+        let keep: Vec<usize> =
+            std::iter::once(0).chain((2..n).step_by(2)).chain((n % 2 == 0).then_some(n - 1)).collect();
+        // Frame k of the result covers old frames (prev kept + 1)..=k.
+        let mut out = Frames::default();
+        let (mut deltas, mut lats) = (Vec::new(), Vec::new());
+        let mut from = 0usize;
+        for &k in &keep {
+            let span = if k == 0 { 0..=0 } else { from..=k };
+            let f = &self.frames;
+            macro_rules! take {
+                ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
+            }
+            take!(
+                t_ns,
+                host_writes,
+                host_reads,
+                host_write_bytes,
+                host_trim_bytes,
+                nand_write_bytes,
+                gc_write_bytes,
+                gc_victims,
+                erases,
+                free_blocks,
+                gc_stall_ns,
+                energy_j,
+                throttled_ns,
+                p99_us
+            );
+            out.completions.push(span.clone().map(|i| f.completions[i]).sum());
+            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().copied()).collect());
+            if !f.hist.is_empty() {
+                out.hist.push(f.hist[k].clone());
+            }
+            let mut d: Vec<(u32, BlockRec)> = Vec::new();
+            let mut h = Box::new([0u32; LAT_BUCKETS]);
+            for i in span {
+                for &(b, r) in &self.deltas[i] {
+                    match d.iter_mut().find(|e| e.0 == b) {
+                        Some(e) => e.1 = r,
+                        None => d.push((b, r)),
+                    }
+                }
+                for (x, y) in h.iter_mut().zip(self.lat[i].iter()) {
+                    *x += y;
+                }
+            }
+            deltas.push(d);
+            lats.push(h);
+            from = k + 1;
+        }
+        self.frames = out;
+        self.deltas = deltas;
+        self.lat = lats;
+        self.every = self.every.saturating_mul(2);
+    }
+
+    /// The recording, with a last frame at the end of the run.
+    pub fn finish(mut self, ssd: &SimSsd, label: impl Into<String>, notes: Vec<String>) -> Recording {
+        if self.frames.t_ns.last() != Some(&ssd.now()) || self.since > 0 {
+            self.frame(ssd);
+        }
+        let mut frames = self.frames;
+        frames.p99_us = self.lat.iter().map(|h| p99_us(h)).collect();
+        frames.delta = self
+            .deltas
+            .iter()
+            .map(|d| {
+                d.iter()
+                    .flat_map(|&(b, r)| {
+                        [
+                            b as u64,
+                            r.state as u64,
+                            r.valid as u64,
+                            r.wp as u64,
+                            r.erase as u64,
+                            r.stream as u64,
+                            r.closed_at,
+                        ]
+                    })
+                    .collect()
+            })
+            .collect();
+        Recording { label: label.into(), meta: self.meta, init: self.init, frames, notes }
+    }
+}
+
+/// A simulated target with a recorder watching it: every call goes to the target unchanged; the
+/// recorder looks at the drive after each `wait`.
+pub struct Observed<'a> {
+    pub target: &'a mut SimTarget,
+    pub rec: &'a mut Recorder,
+}
+
+impl Device for Observed<'_> {
+    fn info(&self) -> DeviceInfo {
+        self.target.info()
+    }
+    fn now_ns(&self) -> u64 {
+        self.target.now_ns()
+    }
+    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
+        self.target.submit(req)
+    }
+    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
+        let r = self.target.wait(deadline_ns)?;
+        self.rec.observe(&self.target.ssd, r.as_ref());
+        Ok(r)
+    }
+    fn outstanding(&self) -> usize {
+        self.target.outstanding()
+    }
+    fn hint_next_offset(&mut self, offset_bytes: u64) {
+        self.target.hint_next_offset(offset_bytes)
+    }
+    fn settle(&mut self) {
+        self.target.settle();
+        self.rec.observe(&self.target.ssd, None);
+    }
+    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
+        self.target.report_grid(origins_ns, interval_ns)
+    }
+    fn report_point(&mut self) {
+        self.target.report_point()
+    }
+    fn host_usage(&self) -> Option<HostUsage> {
+        self.target.host_usage()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_buckets_bound_their_values() {
+        for ns in [0u64, 1, 3, 4, 5, 7, 8, 100, 1000, 12_345, 1 << 40] {
+            let b = lat_bucket(ns);
+            assert!(lat_upper(b) >= ns, "{ns}: bucket {b} upper {}", lat_upper(b));
+            if b > 4 {
+                assert!(lat_upper(b - 1) < ns, "{ns}: bucket {b} too coarse");
+            }
+        }
+    }
+}
