@@ -59,7 +59,8 @@ pub struct DriveMeta {
 pub struct VictimRec {
     pub block: u32,
     pub valid: u32,
-    pub score: f64,
+    /// `None` for an empty block (an infinite score: nothing to copy).
+    pub score: Option<f64>,
 }
 
 /// Frames as columns: index i of every vector is frame i.
@@ -67,6 +68,9 @@ pub struct VictimRec {
 pub struct Frames {
     /// Simulated time, ns.
     pub t_ns: Vec<u64>,
+    /// Calls of the device's `wait`/`settle` observed before the frame was taken: several can
+    /// return at one simulated instant, this says after which one (tests stop a run there).
+    pub calls: Vec<u64>,
     /// Cumulative drive counters at `t_ns` (`ftl::device::Counters`).
     pub host_writes: Vec<u64>,
     pub host_reads: Vec<u64>,

@@ -2,6 +2,7 @@
 // read from the frame at or before the cursor time; nothing is simulated here.
 'use strict';
 (function () {
+  const t0 = performance.now();
   const D = JSON.parse(document.getElementById('data').textContent);
   const K = 32; // keyframe spacing
   const NS = 'http://www.w3.org/2000/svg';
@@ -227,7 +228,7 @@
       const x = Math.min(bins - 1, Math.floor(lv.v.valid * bins / (mpb + 1))) * bw + bw / 2;
       el('svg:line', { x1: x, x2: x, y1: 0, y2: 82, stroke: '#d00', 'stroke-width': 2 }, svg);
       el('svg:text', { x: Math.min(x + 3, 300), y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
-      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
+      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${lv.v.score == null ? 'infinite (empty block)' : fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
       svg.setAttribute('data-victim', lv.v.block);
     }
     r.histTitle.textContent = title;
@@ -389,5 +390,6 @@
   window.addEventListener('hashchange', () => { readHash(); update(); });
   readHash();
   update();
+  document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(0));
   document.body.setAttribute('data-ready', '1');
 })();

@@ -32,6 +32,7 @@ pub struct Recorder {
     every: u32,
     since: u32,
     last_victims: u64,
+    calls: u64,
 }
 
 fn lat_bucket(ns: u64) -> usize {
@@ -44,8 +45,8 @@ fn lat_bucket(ns: u64) -> usize {
 
 /// Upper edge of a latency bucket, ns.
 fn lat_upper(b: usize) -> u64 {
-    if b < 4 {
-        return b as u64 + 1;
+    if b < 8 {
+        return (b as u64).min(4); // 0..=3 exact; 4..8 unused
     }
     let (lg, sub) = (b / 4, b % 4);
     ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
@@ -103,6 +104,7 @@ impl Recorder {
             every: 1,
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
+            calls: 0,
         };
         r.frame(ssd);
         r
@@ -115,6 +117,7 @@ impl Recorder {
     /// Called after every `wait` of the run (with its completion, if any).
     #[inline]
     pub fn observe(&mut self, ssd: &SimSsd, done: Option<&IoCompletion>) {
+        self.calls += 1;
         if let Some(c) = done {
             self.since += 1;
             self.cur_lat[lat_bucket(c.complete_ns.saturating_sub(c.submit_ns))] += 1;
@@ -129,6 +132,7 @@ impl Recorder {
         let c = ssd.counters();
         let f = &mut self.frames;
         f.t_ns.push(ssd.now());
+        f.calls.push(self.calls);
         f.host_writes.push(c.host_writes);
         f.host_reads.push(c.host_reads);
         f.host_write_bytes.push(c.host_write_bytes);
@@ -158,7 +162,11 @@ impl Recorder {
                         _ => old.valid,
                     };
                     let age = now_mus.saturating_sub(old.closed_at);
-                    victims.push(VictimRec { block: b, valid, score: ftl::gc_policy::score(valid, mpb, age) });
+                    victims.push(VictimRec {
+                        block: b,
+                        valid,
+                        score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                    });
                 }
                 delta.push((b, r));
                 self.last[b as usize] = r;
@@ -202,6 +210,7 @@ impl Recorder {
             }
             take!(
                 t_ns,
+                calls,
                 host_writes,
                 host_reads,
                 host_write_bytes,
@@ -322,11 +331,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn thinning_keeps_every_column_aligned_and_bounded() {
+        let s = crate::simrun::SimSession::new(crate::simrun::SimConfig::new("tiny", 1)).unwrap();
+        let mut rec = Recorder::new(&s.target.ssd, super::super::meta_of(&s));
+        for _ in 0..3 * MAX_FRAMES {
+            rec.frame(&s.target.ssd);
+        }
+        assert!(rec.every > 1, "never thinned");
+        let r = rec.finish(&s.target.ssd, "x", vec![]);
+        let v = serde_json::to_value(&r.frames).unwrap();
+        let n = r.frames.t_ns.len();
+        assert!(n <= MAX_FRAMES && n > MAX_FRAMES / 4, "{n} frames");
+        for (k, col) in v.as_object().unwrap() {
+            let len = col.as_array().unwrap().len();
+            assert!(len == n || (k == "hist" && len == 0), "column {k}: {len} entries, {n} frames");
+        }
+    }
+
+    #[test]
     fn latency_buckets_bound_their_values() {
         for ns in [0u64, 1, 3, 4, 5, 7, 8, 100, 1000, 12_345, 1 << 40] {
             let b = lat_bucket(ns);
             assert!(lat_upper(b) >= ns, "{ns}: bucket {b} upper {}", lat_upper(b));
-            if b > 4 {
+            if b > 8 {
                 assert!(lat_upper(b - 1) < ns, "{ns}: bucket {b} too coarse");
             }
         }
