@@ -173,6 +173,9 @@ fn lesson_pages_in_headless_chromium() {
     let (c1, c2) = (cursors(p1), cursors(p2));
     assert_eq!(c1.len(), 6, "charts");
     assert!(c1.iter().zip(&c2).all(|(a, b)| a != b), "chart cursors did not move: {c1:?} vs {c2:?}");
+    // The die timeline shows operations around a moment of random writes.
+    let shown = tags(p2, "data-shown=").map(|t| attr(t, "data-shown").unwrap().parse::<u32>().unwrap()).next();
+    assert!(shown.is_some_and(|n| n > 0), "die timeline empty at t={late}: {shown:?}");
     // Playing from the start with a breakpoint at the 5th GC victim stops exactly there.
     let (d, e) = dump_dom(&chrome, &page, "t=0&bp-gc=5&play=1", 20000);
     assert_clean(&d, &e, "breakpoint");

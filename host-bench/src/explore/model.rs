@@ -97,6 +97,19 @@ pub struct Frames {
     pub hist: Vec<Vec<u32>>,
 }
 
+/// What the shown dies did, as the recorder saw them after each host completion: every array
+/// operation under way at one of those instants (operations that start and end between two
+/// completions are missed) and every wait for the power governor. Past a bound every other
+/// entry is dropped.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DieTimeline {
+    /// Per die: flat [kind (0 read, 1 program, 2 erase), start - previous start (ns), duration
+    /// (ns), reads served by suspending it] x n.
+    pub ops: Vec<Vec<u64>>,
+    /// Per die: flat [since - previous since (ns), duration (ns, until last seen waiting)] x n.
+    pub held: Vec<Vec<u64>>,
+}
+
 /// A lesson's question and the answer the run gives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Question {
@@ -112,6 +125,7 @@ pub struct Recording {
     pub meta: DriveMeta,
     pub init: Vec<BlockRec>,
     pub frames: Frames,
+    pub dies: DieTimeline,
     /// What happened at the end (a power cut's report), when the scenario has one.
     pub notes: Vec<String>,
 }

@@ -33,7 +33,12 @@
       s.st[b] = d[j + 1]; s.valid[b] = d[j + 2]; s.wp[b] = d[j + 3]; s.erase[b] = d[j + 4]; s.stream[b] = d[j + 5]; s.closed[b] = d[j + 6];
     }
   }
+  function decodeDies(r) { // undo the delta encoding: absolute start and end
+    r.dies.ops = r.dies.ops.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 3 < o.length; j += 4) { t += v[j + 1]; o[j + 1] = t; o[j + 2] = t + v[j + 2]; } return o; });
+    r.dies.held = r.dies.held.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 1 < o.length; j += 2) { t += v[j]; o[j] = t; o[j + 1] = t + v[j + 1]; } return o; });
+  }
   function prepare(r) {
+    decodeDies(r);
     const F = r.frames;
     r.n = F.t_ns.length;
     r.keys = [];
@@ -102,7 +107,7 @@
     ymax = ymax > 0 ? ymax * 1.08 : 1;
     const X = (t) => PADL + (W - PADL - 4) * (tEnd > 0 ? t / tEnd : 0);
     const Y = (v) => H - PADB - (H - PADB - 4) * (v / ymax);
-    el('svg:text', { x: 2, y: 10, 'font-size': 9, text: fmt(ymax) }, svg);
+    el('svg:text', { x: 2, y: 10, 'font-size': 9, text: fmt(ymax / 1.08) }, svg);
     el('svg:text', { x: 2, y: H - PADB, 'font-size': 9, text: '0' }, svg);
     el('svg:text', { x: W - 60, y: H - 2, 'font-size': 9, text: (tEnd / 1e6).toFixed(1) + ' ms' }, svg);
     el('svg:line', { x1: PADL, y1: H - PADB, x2: W, y2: H - PADB, stroke: '#999', 'stroke-width': 0.5 }, svg);
@@ -203,7 +208,39 @@
       chart(cs, 'power (W), throttled (% of time)', tEnd, [{ name: 'avg power', t: S.t, y: S.power, color: '#e377c2' }, { name: 'throttled %', t: S.t, y: S.thr, color: '#7f7f7f' }],
         [{ y: m.power_cap_w, color: '#d62728', label: 'cap' }]),
     ];
+    const dt = el('div', { class: 'dietl' }, box);
+    el('div', { html: '', text: 'die activity around the cursor (operations seen under way after host completions; zoom with the die window buttons): ' }, dt)
+      .innerHTML += '<span style="color:#4a90d9">&#9632; read</span> <span style="color:#2ca02c">&#9632; program</span> <span style="color:#ff7f0e">&#9632; erase</span> <span style="color:#d00">&#9633; suspended for reads</span> <span style="color:#777">&#9632; waiting for the power governor</span>';
+    r.dieSvg = el('svg:svg', { viewBox: '0 0 400 ' + (14 * r.dies.ops.length + 12), preserveAspectRatio: 'none', 'data-dies': r.dies.ops.length }, dt);
+    r.dieSvg.style.height = (14 * r.dies.ops.length + 12) * 1.2 + 'px';
     r.box = box;
+  }
+
+  const KIND_COLORS = ['#4a90d9', '#2ca02c', '#ff7f0e'];
+  function drawDies(r, t) {
+    const svg = r.dieSvg, w = UI.win * 1e6, a = t - w / 2, b = t + w / 2, X = (x) => 30 + 366 * (x - a) / w;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    let shown = 0;
+    r.dies.ops.forEach((ops, d) => {
+      const y = 2 + d * 14;
+      el('svg:text', { x: 1, y: y + 9, 'font-size': 8, text: 'die ' + d }, svg);
+      for (let j = 0; j + 3 < ops.length; j += 4) {
+        const s0 = ops[j + 1], e0 = ops[j + 2];
+        if (e0 < a || s0 > b) continue;
+        shown++;
+        el('svg:rect', { x: X(Math.max(a, s0)), y: y, width: Math.max(0.6, X(Math.min(b, e0)) - X(Math.max(a, s0))), height: 8, fill: KIND_COLORS[ops[j]], stroke: ops[j + 3] > 0 ? '#d00' : 'none', 'stroke-width': 0.8 }, svg);
+      }
+      const h = r.dies.held[d] || [];
+      for (let j = 0; j + 1 < h.length; j += 2) {
+        if (h[j + 1] < a || h[j] > b) continue;
+        el('svg:rect', { x: X(Math.max(a, h[j])), y: y + 9, width: Math.max(0.6, X(Math.min(b, h[j + 1])) - X(Math.max(a, h[j]))), height: 3, fill: '#777' }, svg);
+      }
+    });
+    const yb = 14 * r.dies.ops.length + 10;
+    el('svg:line', { x1: X(t), x2: X(t), y1: 0, y2: yb, stroke: '#000', 'stroke-width': 0.6 }, svg);
+    el('svg:text', { x: 30, y: yb, 'font-size': 7, text: (a / 1e6).toFixed(2) + ' ms' }, svg);
+    el('svg:text', { x: 360, y: yb, 'font-size': 7, text: (b / 1e6).toFixed(2) + ' ms' }, svg);
+    svg.setAttribute('data-shown', shown);
   }
 
   function lastVictim(r, i) { // most recent victim chosen at or before frame i
@@ -227,7 +264,7 @@
     if (lv) {
       const x = Math.min(bins - 1, Math.floor(lv.v.valid * bins / (mpb + 1))) * bw + bw / 2;
       el('svg:line', { x1: x, x2: x, y1: 0, y2: 82, stroke: '#d00', 'stroke-width': 2 }, svg);
-      el('svg:text', { x: Math.min(x + 3, 300), y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
+      el('svg:text', { x: x > 200 ? x - 3 : x + 3, 'text-anchor': x > 200 ? 'end' : 'start', y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
       title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${lv.v.score == null ? 'infinite (empty block)' : fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
       svg.setAttribute('data-victim', lv.v.block);
     }
@@ -286,13 +323,15 @@
     drawHist(r, i, s);
     drawArrows(r, i, s);
     r.charts.forEach((c) => moveCursor(c, F.t_ns[i]));
+    drawDies(r, t);
   }
 
   // ---- global state, fragment, controls -------------------------------------------------------
   const runs = D.runs.map((r, idx) => { r.idx = idx; return prepare(r); });
   const tEnd = Math.max(...runs.map((r) => r.frames.t_ns[r.n - 1]));
   const times = Array.from(new Set([].concat(...runs.map((r) => r.frames.t_ns)))).sort((a, b) => a - b);
-  const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '' };
+  const WIN0 = Math.max(2, Math.round(tEnd / 1e6 / 200));
+  const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
 
   function idxOfTime(t) { let lo = 0, hi = times.length - 1; if (t >= times[hi]) return hi; while (lo < hi) { const m = (lo + hi + 1) >> 1; if (times[m] <= t) lo = m; else hi = m - 1; } return lo; }
   function readHash() {
@@ -300,6 +339,7 @@
     if (h.has('t')) UI.k = idxOfTime(Number(h.get('t')));
     else if (h.has('f')) UI.k = idxOfTime(runs[0].frames.t_ns[Math.min(runs[0].n - 1, Math.max(0, Number(h.get('f'))))]);
     UI.view = h.get('view') || 'all';
+    UI.win = h.has('win') ? Math.max(0.01, Number(h.get('win'))) : WIN0;
     const sel = h.get('sel');
     if (sel) { const [a, b] = sel.split('.').map(Number); UI.sel = b === undefined ? { run: 0, block: a } : { run: a, block: b }; } else UI.sel = null;
     UI.bp = {};
@@ -310,6 +350,7 @@
     const p = new URLSearchParams();
     p.set('t', times[UI.k]);
     if (UI.view !== 'all') p.set('view', UI.view);
+    if (UI.win !== WIN0) p.set('win', UI.win);
     if (UI.sel) p.set('sel', UI.sel.run + '.' + UI.sel.block);
     for (const k in UI.bp) if (!isNaN(UI.bp[k])) p.set('bp-' + k, UI.bp[k]);
     const h = '#' + p.toString();
@@ -321,6 +362,7 @@
     $('view').value = UI.view;
     $('scrub').value = UI.k;
     $('tlabel').textContent = (t / 1e6).toFixed(3) + ' ms';
+    $('win').textContent = UI.win >= 1 ? UI.win.toFixed(0) + ' ms' : (UI.win * 1000).toFixed(0) + ' us';
     document.body.setAttribute('data-t', t);
     runs.forEach((r) => renderRun(r, t));
     $('status').textContent = UI.status;
@@ -384,6 +426,8 @@
   $('next').addEventListener('click', () => { step(1); update(); writeHash(); });
   $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
   $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
+  $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
+  $('zout').addEventListener('click', () => { UI.win = Math.min(tEnd / 1e6, UI.win * 4); update(); writeHash(); });
   $('view').addEventListener('change', () => { UI.view = $('view').value; update(); writeHash(); });
   for (const k of ['gc', 'wa', 'vv', 'free']) $('bp-' + k).addEventListener('change', () => { const v = $('bp-' + k).value; if (v === '') delete UI.bp[k]; else UI.bp[k] = Number(v); writeHash(); });
   document.addEventListener('keydown', (e) => { if (e.key === ' ' && e.target.tagName !== 'INPUT') { e.preventDefault(); play(!UI.playing); } });

@@ -16,6 +16,9 @@ pub const MAX_FRAMES: usize = 2400;
 pub const MAX_SAMPLED_BLOCKS: u32 = 4096;
 /// Larger drives show their first dies, about this many blocks, plus histograms of all blocks.
 pub const SAMPLE_BLOCKS: u32 = 1024;
+/// Die-timeline entries kept at most (over all shown dies); past this every other one is
+/// dropped, so a long run keeps a thinner sample.
+pub const MAX_DIE_ENTRIES: usize = 24_000;
 /// Latency buckets: 4 per power of two of ns.
 const LAT_BUCKETS: usize = 256;
 
@@ -33,6 +36,7 @@ pub struct Recorder {
     since: u32,
     last_victims: u64,
     calls: u64,
+    dies: DieTimeline,
 }
 
 fn lat_bucket(ns: u64) -> usize {
@@ -105,6 +109,7 @@ impl Recorder {
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
             calls: 0,
+            dies: DieTimeline::default(),
         };
         r.frame(ssd);
         r
@@ -122,6 +127,7 @@ impl Recorder {
             self.since += 1;
             self.cur_lat[lat_bucket(c.complete_ns.saturating_sub(c.submit_ns))] += 1;
         }
+        self.die_activity(ssd);
         if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
@@ -192,6 +198,51 @@ impl Recorder {
         }
     }
 
+    /// Adds what the shown dies are doing now to the die timeline.
+    fn die_activity(&mut self, ssd: &SimSsd) {
+        let dies = (self.meta.sampled_blocks / self.meta.blocks_per_die.max(1)) as usize;
+        let tl = &mut self.dies;
+        tl.ops.resize(dies, Vec::new());
+        tl.held.resize(dies, Vec::new());
+        let now = ssd.now();
+        for d in 0..dies {
+            let a = ssd.flash().die_activity(d as u32);
+            if let Some((kind, start, end, sus)) = a.running {
+                let ops = &mut tl.ops[d];
+                let n = ops.len();
+                if n >= 4 && ops[n - 3] == start {
+                    ops[n - 2] = end;
+                    ops[n - 1] = sus as u64;
+                } else {
+                    let k = match kind {
+                        nand_model::OpKind::Read => 0,
+                        nand_model::OpKind::Program => 1,
+                        nand_model::OpKind::Erase => 2,
+                    };
+                    ops.extend_from_slice(&[k, start, end, sus as u64]);
+                }
+            }
+            if let Some(since) = a.held_since {
+                let h = &mut tl.held[d];
+                let n = h.len();
+                if n >= 2 && h[n - 2] == since {
+                    h[n - 1] = now;
+                } else {
+                    h.extend_from_slice(&[since, now]);
+                }
+            }
+        }
+        let total: usize = tl.ops.iter().map(|v| v.len() / 4).chain(tl.held.iter().map(|v| v.len() / 2)).sum();
+        if total > MAX_DIE_ENTRIES {
+            for v in &mut tl.ops {
+                *v = v.chunks(4).step_by(2).flatten().copied().collect();
+            }
+            for v in &mut tl.held {
+                *v = v.chunks(2).step_by(2).flatten().copied().collect();
+            }
+        }
+    }
+
     /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, stays) and doubles
     /// the completions per frame.
     fn thin(&mut self) {
@@ -259,6 +310,13 @@ impl Recorder {
             self.frame(ssd);
         }
         let mut frames = self.frames;
+        let mut dies = self.dies;
+        for v in &mut dies.ops {
+            delta_encode(v, 4);
+        }
+        for v in &mut dies.held {
+            delta_encode(v, 2);
+        }
         frames.p99_us = self.lat.iter().map(|h| p99_us(h)).collect();
         frames.delta = self
             .deltas
@@ -279,7 +337,20 @@ impl Recorder {
                     .collect()
             })
             .collect();
-        Recording { label: label.into(), meta: self.meta, init: self.init, frames, notes }
+        Recording { label: label.into(), meta: self.meta, init: self.init, frames, dies, notes }
+    }
+}
+
+/// Rewrites flat records of `width` whose fields 1 and 2 (or 0 and 1 for width 2) are a start
+/// and an end as (start - previous start, end - start), which print in a few digits.
+fn delta_encode(v: &mut [u64], width: usize) {
+    let (s, e) = if width == 4 { (1, 2) } else { (0, 1) };
+    let mut prev = 0u64;
+    for rec in v.chunks_mut(width) {
+        let (start, end) = (rec[s], rec[e]);
+        rec[s] = start.saturating_sub(prev);
+        rec[e] = end.saturating_sub(start);
+        prev = start;
     }
 }
 
