@@ -27,10 +27,16 @@ pub struct Recorder {
     meta: DriveMeta,
     init: Vec<BlockRec>,
     frames: Frames,
-    /// Block changes per frame (id, record), flattened into `frames.delta` at the end.
-    deltas: Vec<Vec<(u32, BlockRec)>>,
-    lat: Vec<Box<[u32; LAT_BUCKETS]>>,
+    /// Block changes (frame, block, record) in frame order, grouped into `frames.delta` at the
+    /// end: one flat vector, so a frame allocates nothing.
+    deltas: Vec<(u32, u32, BlockRec)>,
+    /// Latency counts (frame, bucket, count) in frame order, likewise.
+    lat: Vec<(u32, u16, u32)>,
     cur_lat: Box<[u32; LAT_BUCKETS]>,
+    /// Buckets of `cur_lat` that are not zero.
+    touched: Vec<u16>,
+    /// Scratch for merging: per block, the merged frame (+1) and position it was last put at.
+    seen: Vec<(u32, usize)>,
     last: Vec<BlockRec>,
     every: u32,
     since: u32,
@@ -56,17 +62,16 @@ fn lat_upper(b: usize) -> u64 {
     ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
 }
 
-fn p99_us(h: &[u32; LAT_BUCKETS]) -> f64 {
-    let n: u64 = h.iter().map(|&c| c as u64).sum();
-    if n == 0 {
-        return 0.0;
-    }
+/// The 99th percentile of sparse (bucket, count) pairs, us.
+fn p99_us(h: &mut [(u16, u32)]) -> f64 {
+    h.sort_unstable();
+    let n: u64 = h.iter().map(|&(_, c)| c as u64).sum();
     let want = (n * 99).div_ceil(100);
     let mut acc = 0u64;
-    for (b, &c) in h.iter().enumerate() {
+    for &(b, c) in h.iter() {
         acc += c as u64;
         if acc >= want {
-            return lat_upper(b) as f64 / 1000.0;
+            return lat_upper(b as usize) as f64 / 1000.0;
         }
     }
     0.0
@@ -74,6 +79,12 @@ fn p99_us(h: &[u32; LAT_BUCKETS]) -> f64 {
 
 /// The state of block `b` as drawn.
 pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
+    block_rec_with(ssd, b, ssd.core.relocating())
+}
+
+/// [`block_rec`] with the victim being relocated already looked up.
+#[inline]
+fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
     let t = &ssd.core.blocks;
     let i = b as usize;
     let state = match t.state[i] {
@@ -81,7 +92,7 @@ pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
         BlockState::Open => ST_OPEN,
         BlockState::Closed if t.is_reserved(b) => ST_RESERVED,
         BlockState::Closed => ST_CLOSED,
-        BlockState::Victim if ssd.core.relocating() == Some(b) => ST_RELOCATING,
+        BlockState::Victim if relocating == Some(b) => ST_RELOCATING,
         BlockState::Victim => ST_ERASING,
     };
     BlockRec {
@@ -105,6 +116,8 @@ impl Recorder {
             deltas: Vec::new(),
             lat: Vec::new(),
             cur_lat: Box::new([0; LAT_BUCKETS]),
+            touched: Vec::new(),
+            seen: Vec::new(),
             every: 1,
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
@@ -125,7 +138,11 @@ impl Recorder {
         self.calls += 1;
         if let Some(c) = done {
             self.since += 1;
-            self.cur_lat[lat_bucket(c.complete_ns.saturating_sub(c.submit_ns))] += 1;
+            let b = lat_bucket(c.complete_ns.saturating_sub(c.submit_ns));
+            if self.cur_lat[b] == 0 {
+                self.touched.push(b as u16);
+            }
+            self.cur_lat[b] += 1;
         }
         self.die_activity(ssd);
         if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
@@ -136,6 +153,7 @@ impl Recorder {
     /// Takes a frame now.
     pub fn frame(&mut self, ssd: &SimSsd) {
         let c = ssd.counters();
+        let idx = self.frames.t_ns.len() as u32;
         let f = &mut self.frames;
         f.t_ns.push(ssd.now());
         f.calls.push(self.calls);
@@ -156,10 +174,28 @@ impl Recorder {
         let mpb = self.meta.mus_per_block;
         let reloc = ssd.gc_relocating();
         let now_mus = ssd.core.stats.host_write_mus;
-        let (mut delta, mut victims) = (Vec::new(), Vec::new());
-        for b in 0..self.meta.sampled_blocks {
-            let r = block_rec(ssd, b);
-            let old = self.last[b as usize];
+        let mut victims = Vec::new();
+        let relocating = ssd.core.relocating();
+        let t = &ssd.core.blocks;
+        let n = self.meta.sampled_blocks as usize;
+        let cheap = t.valid[..n].iter().zip(&t.write_ptr[..n]).zip(&t.erase_count[..n]).zip(&t.state[..n]);
+        for (b, (((&valid, &wp), &erase), &state)) in cheap.enumerate() {
+            // Most blocks are unchanged: compare the fields that move before building a record.
+            let old = self.last[b];
+            let same_state = match state {
+                BlockState::Free => old.state == ST_FREE,
+                BlockState::Open => old.state == ST_OPEN,
+                BlockState::Closed => matches!(old.state, ST_CLOSED | ST_RESERVED),
+                BlockState::Victim => {
+                    old.state == ST_ERASING && relocating != Some(b as u32)
+                        || old.state == ST_RELOCATING && relocating == Some(b as u32)
+                }
+            };
+            if same_state && valid == old.valid && wp == old.wp && erase == old.erase {
+                continue;
+            }
+            let b = b as u32;
+            let r = block_rec_with(ssd, b, relocating);
             if r != old {
                 let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
                 if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
@@ -174,7 +210,7 @@ impl Recorder {
                         score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
                     });
                 }
-                delta.push((b, r));
+                self.deltas.push((idx, b, r));
                 self.last[b as usize] = r;
             }
         }
@@ -189,8 +225,10 @@ impl Recorder {
             }
             f.hist.push(h);
         }
-        self.deltas.push(delta);
-        self.lat.push(std::mem::replace(&mut self.cur_lat, Box::new([0; LAT_BUCKETS])));
+        for &b in &self.touched {
+            self.lat.push((idx, b, std::mem::take(&mut self.cur_lat[b as usize])));
+        }
+        self.touched.clear();
         self.since = 0;
         self.last_victims = c.gc_victims;
         if self.frames.t_ns.len() > MAX_FRAMES {
@@ -251,7 +289,6 @@ impl Recorder {
             std::iter::once(0).chain((2..n).step_by(2)).chain((n % 2 == 0).then_some(n - 1)).collect();
         // Frame k of the result covers old frames (prev kept + 1)..=k.
         let mut out = Frames::default();
-        let (mut deltas, mut lats) = (Vec::new(), Vec::new());
         let mut from = 0usize;
         for &k in &keep {
             let span = if k == 0 { 0..=0 } else { from..=k };
@@ -281,26 +318,38 @@ impl Recorder {
             if !f.hist.is_empty() {
                 out.hist.push(f.hist[k].clone());
             }
-            let mut d: Vec<(u32, BlockRec)> = Vec::new();
-            let mut h = Box::new([0u32; LAT_BUCKETS]);
-            for i in span {
-                for &(b, r) in &self.deltas[i] {
-                    match d.iter_mut().find(|e| e.0 == b) {
-                        Some(e) => e.1 = r,
-                        None => d.push((b, r)),
-                    }
-                }
-                for (x, y) in h.iter_mut().zip(self.lat[i].iter()) {
-                    *x += y;
-                }
-            }
-            deltas.push(d);
-            lats.push(h);
             from = k + 1;
         }
-        self.frames = out;
+        // Old frame i becomes (i + 1) / 2: 0 stays, (1, 2) -> 1, (3, 4) -> 2, ...
+        let merged = |i: u32| i.div_ceil(2);
+        self.seen.clear();
+        self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
+        let mut deltas = Vec::with_capacity(self.deltas.len());
+        for &(i, b, r) in &self.deltas {
+            let m = merged(i);
+            match self.seen[b as usize] {
+                (f, pos) if f == m + 1 => deltas[pos] = (m, b, r),
+                _ => {
+                    self.seen[b as usize] = (m + 1, deltas.len());
+                    deltas.push((m, b, r));
+                }
+            }
+        }
         self.deltas = deltas;
-        self.lat = lats;
+        let mut lat: Vec<(u32, u16, u32)> = Vec::with_capacity(self.lat.len());
+        let mut start = 0usize;
+        for &(i, b, c) in &self.lat {
+            let m = merged(i);
+            if lat.last().is_some_and(|e| e.0 != m) {
+                start = lat.len();
+            }
+            match lat[start..].iter_mut().find(|e| e.1 == b) {
+                Some(e) => e.2 += c,
+                None => lat.push((m, b, c)),
+            }
+        }
+        self.lat = lat;
+        self.frames = out;
         self.every = self.every.saturating_mul(2);
     }
 
@@ -317,26 +366,24 @@ impl Recorder {
         for v in &mut dies.held {
             delta_encode(v, 2);
         }
-        frames.p99_us = self.lat.iter().map(|h| p99_us(h)).collect();
-        frames.delta = self
-            .deltas
-            .iter()
-            .map(|d| {
-                d.iter()
-                    .flat_map(|&(b, r)| {
-                        [
-                            b as u64,
-                            r.state as u64,
-                            r.valid as u64,
-                            r.wp as u64,
-                            r.erase as u64,
-                            r.stream as u64,
-                            r.closed_at,
-                        ]
-                    })
-                    .collect()
-            })
-            .collect();
+        let n = frames.t_ns.len();
+        let mut hists = vec![Vec::new(); n];
+        for &(i, b, c) in &self.lat {
+            hists[i as usize].push((b, c));
+        }
+        frames.p99_us = hists.iter_mut().map(|h| p99_us(h)).collect();
+        frames.delta = vec![Vec::new(); n];
+        for &(i, b, r) in &self.deltas {
+            frames.delta[i as usize].extend_from_slice(&[
+                b as u64,
+                r.state as u64,
+                r.valid as u64,
+                r.wp as u64,
+                r.erase as u64,
+                r.stream as u64,
+                r.closed_at,
+            ]);
+        }
         Recording { label: label.into(), meta: self.meta, init: self.init, frames, dies, notes }
     }
 }
