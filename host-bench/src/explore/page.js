@@ -169,7 +169,7 @@
       r.ro[k] = el('b', { 'data-k': k }, s);
     });
     const legend = el('div', { class: 'legend' }, box);
-    legend.innerHTML = 'fill = valid fraction; outline: <i style="border:1px dashed #bbb"></i>free <i style="border:2px solid #e0a800"></i>open host <i style="border:2px solid #8e44ad"></i>open GC <i style="border:1px solid #555;background:#88a"></i>closed <i style="border:3px solid #d00"></i>GC victim <i style="border:2px dotted #f60"></i>erase pending <i style="background:#ccc"></i>reserved' +
+    legend.innerHTML = 'fill = valid fraction; outline: <i style="border:1px dashed #bbb"></i>free <i style="border:2px solid #e0a800"></i>open host <i style="border:2px solid #8e44ad"></i>open GC <i style="border:1px solid #555;background:#88a"></i>closed <i style="border:3px solid #d00"></i>GC victim (relocating) <i style="box-shadow:0 0 0 2px #d00"></i>victim chosen in this frame <i style="border:2px dotted #f60"></i>erase pending <i style="background:#ccc"></i>reserved' +
       (m.sampled_blocks < m.blocks ? `<br>showing the ${m.sampled_blocks / m.blocks_per_die} first dies (${m.sampled_blocks} of ${m.blocks} blocks); the histogram covers all blocks` : '');
     const wrap = el('div', { class: 'mapwrap' }, box);
     const big = m.sampled_blocks <= 256, px = big ? 26 : 14;
@@ -276,13 +276,21 @@
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     const wrap = svg.parentNode.getBoundingClientRect();
     svg.setAttribute('width', wrap.width); svg.setAttribute('height', wrap.height);
+    // The victim being relocated now, or else the one chosen (and already moved) in this frame.
     let victim = -1;
     for (let b = 0; b < s.st.length; b++) if (s.st[b] === 3) victim = b;
+    const picked = r.frames.victims[i];
+    if (victim < 0 && picked.length && picked[picked.length - 1].block < s.st.length) victim = picked[picked.length - 1].block;
     if (victim < 0) return;
     const gcStream = r.meta.hot_cold_separation ? 1 : 0;
     const d = r.frames.delta[i];
     const targets = new Set();
-    for (let j = 0; j + 6 < d.length; j += 7) if (d[j + 1] === 1 && d[j + 5] === gcStream && d[j] !== victim) targets.add(d[j]);
+    // GC-stream blocks written in this frame: open ones that changed, and ones closed in it.
+    const before = i > 0 ? r.frames.host_write_bytes[i - 1] / r.meta.mu_bytes : 0;
+    for (let j = 0; j + 6 < d.length; j += 7) {
+      if (d[j + 5] !== gcStream || d[j] === victim) continue;
+      if (d[j + 1] === 1 || (d[j + 1] === 2 && d[j + 6] >= before)) targets.add(d[j]);
+    }
     if (!targets.size) for (let b = 0; b < s.st.length; b++) if (s.st[b] === 1 && s.stream[b] === gcStream) targets.add(b);
     const c0 = r.cells[victim].getBoundingClientRect();
     svg.setAttribute('data-victim', victim);
@@ -315,6 +323,8 @@
       c.title = `block ${b} (die ${Math.floor(b / m.blocks_per_die)}): ${STATE_NAMES[st]}${st === 1 ? (s.stream[b] ? ', GC stream' : ', host stream') : ''}\nvalid ${s.valid[b]} / ${mpb}, written ${s.wp[b]}, erased ${s.erase[b]}x`;
     }
     r.cells.forEach((c, b) => c.classList.toggle('sel', !!(UI.sel && UI.sel.run === r.idx && UI.sel.block === b)));
+    r.cells.forEach((c) => c.classList.remove('vnew'));
+    F.victims[i].forEach((v) => { if (v.block < r.cells.length) r.cells[v.block].classList.add('vnew'); });
     if (UI.sel && UI.sel.run === r.idx && UI.sel.block < s.st.length) {
       const b = UI.sel.block, age = F.host_write_bytes[i] / m.mu_bytes - s.closed[b];
       r.selInfo.textContent = `selected block ${b} (die ${Math.floor(b / m.blocks_per_die)}): ${STATE_NAMES[s.st[b]]}, valid ${s.valid[b]} of ${mpb}, write pointer ${s.wp[b]}, erase count ${s.erase[b]}` +
