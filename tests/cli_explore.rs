@@ -115,3 +115,21 @@ fn compare_gc_records_two_runs_of_one_seed() {
     assert_eq!(b["ssdlab"]["config"]["gc_policy"], "cost-benefit");
     assert_eq!(a["ssdlab"]["seed"], b["ssdlab"]["seed"]);
 }
+
+#[test]
+fn compare_plp_cuts_power_and_reports_what_was_lost() {
+    let dir = temp_dir("plp");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let out = dir.join("page");
+    let o =
+        ssdlab(&["explore", job.to_str().unwrap(), "--drive", "tiny", "--compare-plp", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    let notes: Vec<String> =
+        page["runs"].as_array().unwrap().iter().map(|r| r["notes"][0].as_str().unwrap().to_string()).collect();
+    assert!(notes[0].contains(" 0 units placed but never programmed"), "PLP on lost data: {}", notes[0]);
+    assert!(!notes[1].contains(" 0 units placed but never programmed"), "PLP off lost nothing: {}", notes[1]);
+}

@@ -195,6 +195,23 @@ fn lesson_pages_in_headless_chromium() {
         .filter_map(|r| r.frames.gc_victims.iter().position(|&v| v >= 5).map(|j| r.frames.t_ns[j]))
         .min();
     assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, but the 5th victim came first at {first:?}");
+    // A victim with at least k valid units: the first such choice in either run.
+    let k = 300;
+    let (d, e) = dump_dom(&chrome, &page, &format!("t=0&bp-vv={k}&play=1"), 20000);
+    assert_clean(&d, &e, "victim breakpoint");
+    let body = tags(&d, "<body").next().unwrap();
+    let t_stop: u64 = attr(body, "data-t").unwrap().parse().unwrap();
+    assert!(
+        attr(body, "data-stop-reason").is_some_and(|r| r.contains(&format!("victim with &gt;= {k} valid"))),
+        "{body}"
+    );
+    let first = data
+        .runs
+        .iter()
+        .filter_map(|r| r.frames.victims.iter().position(|v| v.iter().any(|v| v.valid >= k)).map(|j| r.frames.t_ns[j]))
+        .filter(|&t| t > 0)
+        .min();
+    assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, the first victim with >= {k} valid is at {first:?}");
 }
 
 /// A device that passes everything through and captures the drive after the `n`-th
@@ -203,7 +220,7 @@ struct Stopper<'a> {
     target: &'a mut SimTarget,
     calls: u64,
     at: Vec<u64>,
-    got: Vec<(u64, Counters, Vec<BlockRec>)>,
+    got: Vec<(u64, Counters, u64, Vec<BlockRec>)>,
 }
 
 impl Stopper<'_> {
@@ -213,7 +230,8 @@ impl Stopper<'_> {
             self.at.remove(0);
             let ssd = &self.target.ssd;
             let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
-            self.got.push((ssd.now(), ssd.counters(), blocks));
+            let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
+            self.got.push((ssd.now(), ssd.counters(), throttled, blocks));
         }
     }
 }
@@ -261,9 +279,29 @@ fn page_numbers_equal_the_simulators_counters() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let page = dir.join("index.html");
-    let data = embedded(&page);
-    for (k, spec) in lesson.runs.iter().enumerate() {
+    check_against_simulator(&chrome, &dir.join("index.html"), &lesson.runs);
+    // Under a power cap, so that the governor's throttled time is not 0.
+    let mut capped = lesson.runs[0].clone();
+    capped.cfg.power_cap_w = Some(1.7);
+    let job = dir.join("capped.fio");
+    std::fs::write(&job, &capped.job).unwrap();
+    let out = dir.join("capped");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", job.to_str().unwrap(), "--drive", "tiny", "--op", "15%", "--power-cap", "1.7"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let throttled = check_against_simulator(&chrome, &out.join("index.html"), &[capped]);
+    assert!(throttled > 0, "the capped run never throttled: the check is vacuous");
+}
+
+/// Opens `page` at a few moments of each run and compares what it shows with a fresh run of
+/// `specs[k]` stopped there; returns the largest throttled time seen.
+fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec]) -> u64 {
+    let data = embedded(page);
+    let mut max_throttled = 0;
+    for (k, spec) in specs.iter().enumerate() {
         let f = &data.runs[k].frames;
         let n = f.t_ns.len();
         // A few moments with a time of their own (the fragment names a time).
@@ -272,7 +310,7 @@ fn page_numbers_equal_the_simulators_counters() {
             .map(|i| (i..n - 1).find(|&j| f.t_ns[j + 1] > f.t_ns[j]).unwrap())
             .collect();
         // Stop a fresh run of the same configuration at those moments.
-        let file = lessons::parse_job(spec, lesson.name).unwrap();
+        let file = lessons::parse_job(spec, "test").unwrap();
         let mut s = SimSession::new(spec.cfg.clone()).unwrap();
         let mut opts = RunOptions::new(spec.cfg.seed);
         opts.time_scale = 1.0 / s.scale_factor();
@@ -281,9 +319,10 @@ fn page_numbers_equal_the_simulators_counters() {
             Stopper { target: &mut s.target, calls: 0, at: picks.iter().map(|&i| f.calls[i]).collect(), got: vec![] };
         runner::run(&file, &mut dev, &mut opts).unwrap();
         assert_eq!(dev.got.len(), picks.len());
-        for (&i, (t, c, blocks)) in picks.iter().zip(&dev.got) {
+        for (&i, (t, c, throttled, blocks)) in picks.iter().zip(&dev.got) {
             assert_eq!(f.t_ns[i], *t, "run {k} frame {i}: time");
-            let (dom, err) = dump_dom(&chrome, &page, &format!("t={t}"), 3000);
+            max_throttled = max_throttled.max(*throttled);
+            let (dom, err) = dump_dom(chrome, page, &format!("t={t}"), 3000);
             assert_clean(&dom, &err, "counters");
             let p = run_panel(&dom, k);
             let what = format!("run {k} at t={t} (frame {i})");
@@ -298,6 +337,7 @@ fn page_numbers_equal_the_simulators_counters() {
                 ("erases", c.erases),
                 ("free_blocks", c.free_blocks as u64),
                 ("gc_stall_ns", c.gc_stall_ns),
+                ("throttled_ns", *throttled),
                 ("t_ms", *t),
             ] {
                 assert_eq!(readout(p, key), want.to_string(), "{what}: {key}");
@@ -308,4 +348,5 @@ fn page_numbers_equal_the_simulators_counters() {
             assert_eq!(cells(p), want, "{what}: block map");
         }
     }
+    max_throttled
 }
