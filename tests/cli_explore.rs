@@ -76,6 +76,8 @@ fn lessons_are_listed_and_unknown_input_exits_2() {
     let o = ssdlab(&["explore", "--lesson", "nope", "--out", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("op-wa"), "error should list the lessons");
+    let o = ssdlab(&["explore", "--lesson", "op-wa", "--op", "20%", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "drive flags are not silently ignored with --lesson");
     let job = dir.join("j.fio");
     std::fs::write(&job, JOB).unwrap();
     let o = ssdlab(&[

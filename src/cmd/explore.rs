@@ -52,6 +52,16 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     super::preflight::check_output_dir("--out", &out)?;
     let (title, text, specs, questions, command) = match &a.lesson {
         Some(name) => {
+            let d = &a.drive;
+            let touched = d.drive != "generic-tlc"
+                || d.seed != 1
+                || [&d.user_capacity, &d.op, &d.scale, &d.gc_policy, &d.power_cap].iter().any(|o| o.is_some())
+                || d.power_state.is_some();
+            if touched {
+                return Err(CliError::bad_input(format!(
+                    "--lesson {name} runs its own drives and seed; drop the drive flags (--drive, --op, --seed, ...) or run a job file instead"
+                )));
+            }
             let l = lessons::find(name).ok_or_else(|| {
                 let names: Vec<&str> = lessons::all().iter().map(|l| l.name).collect();
                 CliError::bad_input(format!("--lesson {name}: unknown (allowed: {})", names.join(", ")))
