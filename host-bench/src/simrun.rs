@@ -3,6 +3,7 @@
 //! and write results with the drive's own counters beside fio's: the `"ssdlab"` objects of the
 //! JSON and the extra columns of the time-series CSV.
 
+use crate::explore::{Observed, Recorder};
 use crate::job::JobFile;
 use crate::limits::LimitShares;
 use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
@@ -141,6 +142,16 @@ pub struct PowerSpan {
 
 impl SimSession {
     pub fn new(cfg: SimConfig) -> Result<SimSession, SimError> {
+        Self::build(cfg, false)
+    }
+
+    /// A session whose drive keeps write sequences in the spare area, so that
+    /// [`ftl::device::SimSsd::power_cut`] can be simulated (more memory; same results).
+    pub fn with_power_loss(cfg: SimConfig) -> Result<SimSession, SimError> {
+        Self::build(cfg, true)
+    }
+
+    fn build(cfg: SimConfig, track_sequence: bool) -> Result<SimSession, SimError> {
         let profile = profile::load(&cfg.drive)?;
         let scale_divisor = cfg.scale_divisor.unwrap_or_else(|| auto_scale(&profile));
         let power_cap_w = resolve_cap(&cfg, &profile)?;
@@ -151,7 +162,7 @@ impl SimSession {
             gc_policy: cfg.gc_policy,
             hot_cold_separation: cfg.hot_cold_separation,
             plp: cfg.plp,
-            track_sequence: false,
+            track_sequence,
             power_cap_w,
             power_meter_interval_ns: Some(cfg.interval_ns.clamp(1, METER_INTERVAL_NS)),
         };
@@ -187,6 +198,30 @@ impl SimSession {
         on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
         on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
     ) -> Result<RunResult, RunError> {
+        self.run_with(job, stop, progress, on_submit, on_complete, None)
+    }
+
+    /// [`Self::run`] with a recorder watching the drive (`ssdlab explore`); the results are
+    /// the same with or without one.
+    pub fn run_observed<'a>(
+        &mut self,
+        job: &JobFile,
+        stop: Option<&'a AtomicBool>,
+        progress: Option<&'a mut dyn FnMut(RunProgress)>,
+        recorder: Option<&mut Recorder>,
+    ) -> Result<RunResult, RunError> {
+        self.run_with(job, stop, progress, None, None, recorder)
+    }
+
+    fn run_with<'a>(
+        &mut self,
+        job: &JobFile,
+        stop: Option<&'a AtomicBool>,
+        progress: Option<&'a mut dyn FnMut(RunProgress)>,
+        on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+        on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+        recorder: Option<&mut Recorder>,
+    ) -> Result<RunResult, RunError> {
         let mut opts = RunOptions::new(self.cfg.seed);
         opts.time_scale = 1.0 / self.scale_factor();
         opts.series_interval_ns = self.cfg.interval_ns;
@@ -194,7 +229,10 @@ impl SimSession {
         opts.progress = progress;
         opts.on_submit = on_submit;
         opts.on_complete = on_complete;
-        run(job, &mut self.target, &mut opts)
+        match recorder {
+            None => run(job, &mut self.target, &mut opts),
+            Some(rec) => run(job, &mut Observed { target: &mut self.target, rec }, &mut opts),
+        }
     }
 
     /// Counters between two instants of simulated time.

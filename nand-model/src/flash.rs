@@ -68,6 +68,18 @@ impl NandOp {
     }
 }
 
+/// A die's state at an instant ([`Flash::die_activity`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DieActivity {
+    /// The array operation under way: kind, start, (current) end, host reads served by
+    /// suspending it so far.
+    pub running: Option<(OpKind, SimTime, SimTime, u32)>,
+    /// Since when the die's next operation has waited for the power governor.
+    pub held_since: Option<SimTime>,
+    /// Independent single-plane reads in flight.
+    pub plane_reads: u32,
+}
+
 /// A finished operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NandDone {
@@ -219,6 +231,16 @@ impl Flash {
     /// Sum over channels of reserved bus time (for utilisation).
     pub fn channel_busy_ns(&self) -> u64 {
         self.channels.iter().map(|c| c.busy_ns_total()).sum()
+    }
+
+    /// What `die` is doing now, for views that draw the dies at work (read-only).
+    pub fn die_activity(&self, die: u32) -> DieActivity {
+        let d = &self.dies[die as usize];
+        DieActivity {
+            running: d.running.map(|r| (r.op.kind, r.start, r.end, r.suspends)),
+            held_since: d.held.map(|(_, since)| since),
+            plane_reads: d.plane_reads,
+        }
     }
 
     /// Ops waiting (not started) plus running on `die`.

@@ -7,6 +7,7 @@ mod calibrate;
 mod common;
 mod drive;
 mod drives;
+mod explore;
 mod ezfio;
 mod fob;
 mod iolog;
@@ -73,6 +74,8 @@ pub enum Command {
     Predict(predict::PredictArgs),
     /// Fit profile parameters to measured figures and write the calibrated profile.
     Calibrate(calibrate::CalibrateArgs),
+    /// Record a run (or a lesson) into an interactive offline teaching page (DIR/index.html).
+    Explore(explore::ExploreArgs),
 }
 
 impl Command {
@@ -94,6 +97,7 @@ impl Command {
             Command::Profile(args) => profile::run(args),
             Command::Act(args) => act::run(args),
             Command::Fob(args) => fob::run(args),
+            Command::Explore(args) => explore::run(args),
         }
     }
 }

@@ -4,6 +4,13 @@
 use super::*;
 
 impl SimSsd {
+    /// The victim GC is relocating now and how many valid units it held when chosen, for views
+    /// that show GC at work (read-only; the simulation never asks).
+    pub fn gc_relocating(&self) -> Option<(u32, u32)> {
+        let mpb = self.core.layout.mus_per_block as u64;
+        self.pacing.map(|p| (p.victim, mpb.saturating_sub(p.gain_mus) as u32))
+    }
+
     /// Runs GC: starts a victim when free blocks (counting erases under way) fall below the
     /// threshold and relocates it *paced* against host writes — the victim's word lines are
     /// spread over the host writes that consume the space it will free, so GC work is smooth

@@ -1,0 +1,142 @@
+//! The recording a teaching page embeds: static facts about the drive, the block table at the
+//! start, and frames (the drive's counters at an instant plus the blocks that changed since the
+//! previous frame). Column-oriented so the embedded JSON stays compact.
+
+use serde::{Deserialize, Serialize};
+
+/// One block as the page draws it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockRec {
+    /// 0 free, 1 open, 2 closed, 3 victim being relocated, 4 victim waiting for / in erase,
+    /// 5 reserved (never written).
+    pub state: u8,
+    pub valid: u32,
+    /// Write pointer, MUs.
+    pub wp: u32,
+    pub erase: u32,
+    /// Stream that filled it: 0 host, 1 GC.
+    pub stream: u8,
+    /// Host MUs written when it was closed (cost-benefit's age origin).
+    pub closed_at: u64,
+}
+
+pub const ST_FREE: u8 = 0;
+pub const ST_OPEN: u8 = 1;
+pub const ST_CLOSED: u8 = 2;
+pub const ST_RELOCATING: u8 = 3;
+pub const ST_ERASING: u8 = 4;
+pub const ST_RESERVED: u8 = 5;
+
+/// Drive facts the page needs to draw and label.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DriveMeta {
+    pub drive: String,
+    pub policy: String,
+    pub hot_cold_separation: bool,
+    pub plp: bool,
+    pub seed: u64,
+    pub op_pct: f64,
+    /// Greedy WA under uniform random writes at this OP (Desnoyers 2012), the page's reference.
+    pub wa_greedy_ref: f64,
+    pub blocks: u32,
+    pub dies: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_die: u32,
+    pub mus_per_block: u32,
+    pub mu_bytes: u32,
+    /// Blocks drawn one by one (all of them on small drives, the first dies' on large ones).
+    pub sampled_blocks: u32,
+    /// GC starts below this many free blocks.
+    pub gc_threshold_blocks: u32,
+    /// Host writes wait at or below this many free blocks (GC's reserve).
+    pub host_reserve_blocks: u32,
+    pub power_cap_w: Option<f64>,
+    pub scale_divisor: u32,
+}
+
+/// A victim chosen during a frame: block, valid units when chosen, cost-benefit score then.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VictimRec {
+    pub block: u32,
+    pub valid: u32,
+    /// `None` for an empty block (an infinite score: nothing to copy).
+    pub score: Option<f64>,
+}
+
+/// Frames as columns: index i of every vector is frame i.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Frames {
+    /// Simulated time, ns.
+    pub t_ns: Vec<u64>,
+    /// Calls of the device's `wait`/`settle` observed before the frame was taken: several can
+    /// return at one simulated instant, this says after which one (tests stop a run there).
+    pub calls: Vec<u64>,
+    /// Cumulative drive counters at `t_ns` (`ftl::device::Counters`).
+    pub host_writes: Vec<u64>,
+    pub host_reads: Vec<u64>,
+    pub host_write_bytes: Vec<u64>,
+    pub host_trim_bytes: Vec<u64>,
+    pub nand_write_bytes: Vec<u64>,
+    pub gc_write_bytes: Vec<u64>,
+    pub gc_victims: Vec<u64>,
+    pub erases: Vec<u64>,
+    pub free_blocks: Vec<u32>,
+    pub gc_stall_ns: Vec<u64>,
+    pub energy_j: Vec<f64>,
+    /// Cumulative time the power governor held operations, ns.
+    pub throttled_ns: Vec<u64>,
+    /// Host completions in the frame (since the previous one).
+    pub completions: Vec<u32>,
+    /// 99th percentile completion latency in the frame, us (upper edge of its log bucket).
+    pub p99_us: Vec<f64>,
+    /// Changed sampled blocks: flat [id, state, valid, wp, erase, stream, closed_at] x n.
+    pub delta: Vec<Vec<u64>>,
+    /// Victims chosen in the frame.
+    pub victims: Vec<Vec<VictimRec>>,
+    /// On sampled drives: closed blocks by valid fraction, 16 bins, over the whole drive.
+    pub hist: Vec<Vec<u32>>,
+}
+
+/// What the shown dies did, as the recorder saw them after each host completion: every array
+/// operation under way at one of those instants (operations that start and end between two
+/// completions are missed) and every wait for the power governor. Past a bound every other
+/// entry is dropped.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DieTimeline {
+    /// Per die: flat [kind (0 read, 1 program, 2 erase), start - previous start (ns), duration
+    /// (ns), reads served by suspending it] x n.
+    pub ops: Vec<Vec<u64>>,
+    /// Per die: flat [since - previous since (ns), duration (ns, until last seen waiting)] x n.
+    pub held: Vec<Vec<u64>>,
+}
+
+/// A lesson's question and the answer the run gives.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Question {
+    pub q: String,
+    pub answer: String,
+}
+
+/// One recorded run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Recording {
+    /// Short label ("OP 7%", "greedy").
+    pub label: String,
+    pub meta: DriveMeta,
+    pub init: Vec<BlockRec>,
+    pub frames: Frames,
+    pub dies: DieTimeline,
+    /// What happened at the end (a power cut's report), when the scenario has one.
+    pub notes: Vec<String>,
+}
+
+/// What the page embeds: one run, or two of the same seed to compare, with a lesson's text.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Page {
+    pub title: String,
+    /// Explanatory paragraphs (plain text).
+    pub text: Vec<String>,
+    pub questions: Vec<Question>,
+    pub runs: Vec<Recording>,
+    pub command: String,
+}

@@ -1,0 +1,449 @@
+// ssdlab explore: replays recorded frames of a simulated run. Everything shown for a moment is
+// read from the frame at or before the cursor time; nothing is simulated here.
+'use strict';
+(function () {
+  const t0 = performance.now();
+  const D = JSON.parse(document.getElementById('data').textContent);
+  const K = 32; // keyframe spacing
+  const NS = 'http://www.w3.org/2000/svg';
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, attrs, parent) => {
+    const e = tag.startsWith('svg:') ? document.createElementNS(NS, tag.slice(4)) : document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === 'text') e.textContent = attrs[k]; else e.setAttribute(k, attrs[k]);
+    }
+    if (parent) parent.appendChild(e);
+    return e;
+  };
+  const STATE_NAMES = ['free', 'open', 'closed', 'GC victim (relocating)', 'victim (erase pending/erasing)', 'reserved'];
+
+  // ---- block state reconstruction --------------------------------------------------------
+  function blankState(init) {
+    const n = init.length;
+    const s = { st: new Uint8Array(n), valid: new Uint32Array(n), wp: new Uint32Array(n), erase: new Uint32Array(n), stream: new Uint8Array(n), closed: new Float64Array(n) };
+    init.forEach((b, i) => { s.st[i] = b.state; s.valid[i] = b.valid; s.wp[i] = b.wp; s.erase[i] = b.erase; s.stream[i] = b.stream; s.closed[i] = b.closed_at; });
+    return s;
+  }
+  function copyState(s) {
+    return { st: s.st.slice(), valid: s.valid.slice(), wp: s.wp.slice(), erase: s.erase.slice(), stream: s.stream.slice(), closed: s.closed.slice() };
+  }
+  function applyDelta(s, d) {
+    for (let j = 0; j + 6 < d.length; j += 7) {
+      const b = d[j];
+      s.st[b] = d[j + 1]; s.valid[b] = d[j + 2]; s.wp[b] = d[j + 3]; s.erase[b] = d[j + 4]; s.stream[b] = d[j + 5]; s.closed[b] = d[j + 6];
+    }
+  }
+  function decodeDies(r) { // undo the delta encoding: absolute start and end
+    r.dies.ops = r.dies.ops.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 3 < o.length; j += 4) { t += v[j + 1]; o[j + 1] = t; o[j + 2] = t + v[j + 2]; } return o; });
+    r.dies.held = r.dies.held.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 1 < o.length; j += 2) { t += v[j]; o[j] = t; o[j + 1] = t + v[j + 1]; } return o; });
+  }
+  function prepare(r) {
+    decodeDies(r);
+    const F = r.frames;
+    r.n = F.t_ns.length;
+    r.keys = [];
+    const s = blankState(r.init);
+    for (let i = 0; i < r.n; i++) {
+      applyDelta(s, F.delta[i]);
+      if (i % K === 0) r.keys.push(copyState(s));
+    }
+    r.cache = { i: -1, s: null };
+    return r;
+  }
+  function stateAt(r, i) {
+    if (r.cache.i === i) return r.cache.s;
+    let s, from;
+    if (r.cache.i >= 0 && r.cache.i < i && i - r.cache.i < K) { s = r.cache.s; from = r.cache.i + 1; }
+    else { s = copyState(r.keys[Math.floor(i / K)]); from = Math.floor(i / K) * K + 1; }
+    for (let j = from; j <= i; j++) applyDelta(s, r.frames.delta[j]);
+    r.cache = { i: i, s: s };
+    return s;
+  }
+  function frameAt(r, t) { // last frame with t_ns <= t (frame 0 if none)
+    const T = r.frames.t_ns;
+    let lo = 0, hi = r.n - 1;
+    if (t >= T[hi]) return hi;
+    while (lo < hi) { const m = (lo + hi + 1) >> 1; if (T[m] <= t) lo = m; else hi = m - 1; }
+    return lo;
+  }
+
+  // ---- derived series ------------------------------------------------------------------------
+  const wa = (F, i) => F.host_write_bytes[i] > 0 ? F.nand_write_bytes[i] / F.host_write_bytes[i] : 0;
+  function intervalSeries(r, tEnd, bins) {
+    const F = r.frames, out = { t: [], iops: [], p99: [], wa: [], wacum: [], free: [], stall: [], power: [], thr: [] };
+    let prev = 0;
+    for (let k = 1; k <= bins; k++) {
+      const te = tEnd * k / bins;
+      const i = frameAt(r, te);
+      if (i <= prev && k < bins) continue;
+      const a = prev, b = Math.max(i, prev);
+      const dt = (F.t_ns[b] - F.t_ns[a]) / 1e9;
+      let ios = 0, p99 = 0;
+      for (let j = a + 1; j <= b; j++) { ios += F.completions[j]; p99 = Math.max(p99, F.p99_us[j]); }
+      const dh = F.host_write_bytes[b] - F.host_write_bytes[a];
+      out.t.push(F.t_ns[b]);
+      out.iops.push(dt > 0 ? ios / dt : 0);
+      out.p99.push(p99);
+      out.wa.push(dh > 0 ? (F.nand_write_bytes[b] - F.nand_write_bytes[a]) / dh : null);
+      out.wacum.push(wa(F, b));
+      out.free.push(F.free_blocks[b]);
+      out.stall.push(dt > 0 ? (F.gc_stall_ns[b] - F.gc_stall_ns[a]) / 1e7 / dt : 0);
+      out.power.push(dt > 0 ? (F.energy_j[b] - F.energy_j[a]) / dt : 0);
+      out.thr.push(dt > 0 ? (F.throttled_ns[b] - F.throttled_ns[a]) / 1e7 / dt : 0);
+      prev = b;
+    }
+    return out;
+  }
+
+  // ---- charts ----------------------------------------------------------------------------------
+  const W = 400, H = 100, PADL = 38, PADB = 14;
+  function chart(parent, title, tEnd, lines, refs) {
+    const box = el('div', { class: 'chart' }, parent);
+    el('div', { text: title }, box);
+    const svg = el('svg:svg', { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', 'data-chart': title }, box);
+    let ymax = 0;
+    lines.forEach((l) => l.y.forEach((v) => { if (v != null && isFinite(v)) ymax = Math.max(ymax, v); }));
+    (refs || []).forEach((r) => { if (r.y != null) ymax = Math.max(ymax, r.y); });
+    ymax = ymax > 0 ? ymax * 1.08 : 1;
+    const X = (t) => PADL + (W - PADL - 4) * (tEnd > 0 ? t / tEnd : 0);
+    const Y = (v) => H - PADB - (H - PADB - 4) * (v / ymax);
+    el('svg:text', { x: 2, y: 10, 'font-size': 9, text: fmt(ymax / 1.08) }, svg);
+    el('svg:text', { x: 2, y: H - PADB, 'font-size': 9, text: '0' }, svg);
+    el('svg:text', { x: W - 60, y: H - 2, 'font-size': 9, text: (tEnd / 1e6).toFixed(1) + ' ms' }, svg);
+    el('svg:line', { x1: PADL, y1: H - PADB, x2: W, y2: H - PADB, stroke: '#999', 'stroke-width': 0.5 }, svg);
+    (refs || []).forEach((r) => {
+      if (r.y == null) return;
+      el('svg:line', { x1: PADL, x2: W - 4, y1: Y(r.y), y2: Y(r.y), stroke: r.color, 'stroke-dasharray': '4 3', 'stroke-width': 1 }, svg);
+      el('svg:text', { x: PADL + 2, y: Y(r.y) - 2, 'font-size': 8, fill: r.color, text: r.label }, svg);
+    });
+    lines.forEach((l) => {
+      let d = '';
+      l.y.forEach((v, k) => { if (v == null) return; d += (d ? 'L' : 'M') + X(l.t[k]).toFixed(1) + ' ' + Y(v).toFixed(1); });
+      el('svg:path', { d: d, fill: 'none', stroke: l.color, 'stroke-width': 1.2, 'vector-effect': 'non-scaling-stroke' }, svg);
+    });
+    const legend = lines.map((l) => `<span style="color:${l.color}">&#9644; ${l.name}</span>`).join(' ');
+    el('div', {}, box).innerHTML = legend;
+    const cur = el('svg:line', { y1: 0, y2: H - PADB, stroke: '#000', 'stroke-width': 0.8, 'vector-effect': 'non-scaling-stroke' }, svg);
+    const dot = el('svg:circle', { r: 2.5, fill: '#000' }, svg);
+    return { svg: svg, cur: cur, dot: dot, X: X, Y: Y, lines: lines };
+  }
+  function moveCursor(c, t) {
+    const x = c.X(t);
+    c.cur.setAttribute('x1', x); c.cur.setAttribute('x2', x);
+    c.svg.setAttribute('data-cursor-x', x.toFixed(2));
+    const l = c.lines[0];
+    let k = 0;
+    while (k + 1 < l.t.length && l.t[k + 1] <= t) k++;
+    const v = l.y[k];
+    if (v != null && l.t.length) { c.dot.setAttribute('cx', x); c.dot.setAttribute('cy', c.Y(v)); c.svg.setAttribute('data-value', fmt(v)); }
+  }
+  function fmt(v) {
+    if (v == null) return '-';
+    const a = Math.abs(v);
+    if (a >= 1e6) return (v / 1e6).toFixed(2) + 'M';
+    if (a >= 1e4) return (v / 1e3).toFixed(1) + 'k';
+    if (a >= 100) return v.toFixed(0);
+    return v.toFixed(2);
+  }
+
+  // ---- one run's panel --------------------------------------------------------------------
+  function colorFor(frac) { // empty: pale, full: dark blue
+    const f = Math.max(0, Math.min(1, frac));
+    const l = 96 - 62 * f;
+    return `hsl(${210 - 60 * (1 - f)}, 70%, ${l}%)`;
+  }
+  function buildRun(r, idx, tEnd, root) {
+    const m = r.meta;
+    const box = el('div', { class: 'run', 'data-run': idx }, root);
+    el('h2', { text: r.label }, box);
+    el('div', { class: 'meta', text: `${m.drive}: ${m.dies} dies x ${m.blocks_per_die} blocks (each spanning ${m.planes_per_die} planes, ${m.mus_per_block} units of ${m.mu_bytes / 1024} KiB), OP ${m.op_pct.toFixed(1)}%, GC ${m.policy}${m.hot_cold_separation ? ' + separate GC stream' : ''}, PLP ${m.plp ? 'on' : 'off'}${m.power_cap_w ? ', cap ' + m.power_cap_w + ' W' : ''}, seed ${m.seed}${m.scale_divisor > 1 ? ', scale 1/' + m.scale_divisor : ''}` }, box);
+    r.notes.forEach((n) => el('div', { class: 'notes', text: n }, box));
+    const ro = el('div', { class: 'readout' }, box);
+    r.ro = {};
+    [['t_ms', 'time (ms)'], ['host_writes', 'host writes'], ['host_reads', 'host reads'], ['host_write_bytes', 'host bytes written'],
+     ['nand_write_bytes', 'NAND bytes written'], ['gc_write_bytes', 'GC bytes written'], ['wa', 'WA (cumulative)'], ['gc_victims', 'GC victims'],
+     ['erases', 'erases'], ['free_blocks', 'free blocks'], ['gc_stall_ns', 'GC stall (ns)'], ['throttled_ns', 'throttled (ns)'],
+     ['energy_j', 'energy (J)'], ['host_trim_bytes', 'host bytes trimmed'], ['frame', 'frame']].forEach(([k, lbl]) => {
+      const s = el('span', {}, ro);
+      s.appendChild(document.createTextNode(lbl + ': '));
+      r.ro[k] = el('b', { 'data-k': k }, s);
+    });
+    const legend = el('div', { class: 'legend' }, box);
+    legend.innerHTML = 'fill = valid fraction; outline: <i style="border:1px dashed #bbb"></i>free <i style="border:2px solid #e0a800"></i>open host <i style="border:2px solid #8e44ad"></i>open GC <i style="border:1px solid #555;background:#88a"></i>closed <i style="border:3px solid #d00"></i>GC victim (relocating) <i style="box-shadow:0 0 0 2px #d00"></i>victim chosen in this frame <i style="border:2px dotted #f60"></i>erase pending <i style="background:#ccc"></i>reserved' +
+      (m.sampled_blocks < m.blocks ? `<br>showing the ${m.sampled_blocks / m.blocks_per_die} first dies (${m.sampled_blocks} of ${m.blocks} blocks); the histogram covers all blocks` : '');
+    const wrap = el('div', { class: 'mapwrap' }, box);
+    const big = m.sampled_blocks <= 256, px = big ? 26 : 14;
+    const dies = el('div', { class: 'dies' + (big ? ' big' : ''), 'data-blocks': m.sampled_blocks }, wrap);
+    r.cells = [];
+    const nd = m.sampled_blocks / m.blocks_per_die;
+    const cols = Math.ceil(Math.sqrt(m.blocks_per_die * 2));
+    for (let d = 0; d < nd; d++) {
+      const dv = el('div', { class: 'die' }, dies);
+      el('div', { class: 'lbl', text: 'die ' + d }, dv);
+      const g = el('div', { class: 'grid' }, dv);
+      g.style.gridTemplateColumns = `repeat(${Math.min(cols, m.blocks_per_die)}, ${px}px)`;
+      for (let k = 0; k < m.blocks_per_die; k++) {
+        const b = d * m.blocks_per_die + k;
+        const c = el('div', { class: 'blk', 'data-b': b }, g);
+        el('div', { class: 'wp' }, c);
+        c.addEventListener('click', () => { UI.sel = { run: idx, block: b }; update(); writeHash(); });
+        r.cells.push(c);
+      }
+    }
+    r.arrows = el('svg:svg', { class: 'arrows', width: 1, height: 1 }, wrap);
+    r.selInfo = el('div', { class: 'sel-info' }, box);
+    const hb = el('div', { class: 'hist' }, box);
+    r.histTitle = el('div', { text: 'valid units of closed blocks' }, hb);
+    r.hist = el('svg:svg', { viewBox: '0 0 400 90', preserveAspectRatio: 'none' }, hb);
+    const cs = el('div', { class: 'charts' }, box);
+    const S = intervalSeries(r, tEnd, 200);
+    r.charts = [
+      chart(cs, 'host IOPS', tEnd, [{ name: 'IOPS', t: S.t, y: S.iops, color: '#1f77b4' }]),
+      chart(cs, 'p99 latency (us)', tEnd, [{ name: 'p99', t: S.t, y: S.p99, color: '#d62728' }]),
+      chart(cs, 'write amplification', tEnd, [{ name: 'per interval', t: S.t, y: S.wa, color: '#ff7f0e' }, { name: 'cumulative', t: S.t, y: S.wacum, color: '#2ca02c' }],
+        [{ y: m.wa_greedy_ref, color: '#555', label: 'greedy model ' + m.wa_greedy_ref.toFixed(2) }]),
+      chart(cs, 'free blocks', tEnd, [{ name: 'free', t: S.t, y: S.free, color: '#17becf' }],
+        [{ y: m.gc_threshold_blocks, color: '#d62728', label: 'GC starts' }, { y: m.host_reserve_blocks, color: '#8c564b', label: 'host writes wait' }]),
+      chart(cs, 'GC stall (% of time)', tEnd, [{ name: 'GC stall', t: S.t, y: S.stall, color: '#9467bd' }]),
+      chart(cs, 'power (W), throttled (% of time)', tEnd, [{ name: 'avg power', t: S.t, y: S.power, color: '#e377c2' }, { name: 'throttled %', t: S.t, y: S.thr, color: '#7f7f7f' }],
+        [{ y: m.power_cap_w, color: '#d62728', label: 'cap' }]),
+    ];
+    const dt = el('div', { class: 'dietl' }, box);
+    el('div', { html: '', text: 'die activity around the cursor (operations seen under way after host completions; zoom with the die window buttons): ' }, dt)
+      .innerHTML += '<span style="color:#4a90d9">&#9632; read</span> <span style="color:#2ca02c">&#9632; program</span> <span style="color:#ff7f0e">&#9632; erase</span> <span style="color:#d00">&#9633; suspended for reads</span> <span style="color:#777">&#9632; waiting for the power governor</span>';
+    r.dieSvg = el('svg:svg', { viewBox: '0 0 400 ' + (14 * r.dies.ops.length + 12), preserveAspectRatio: 'none', 'data-dies': r.dies.ops.length }, dt);
+    r.dieSvg.style.height = (14 * r.dies.ops.length + 12) * 1.2 + 'px';
+    r.box = box;
+  }
+
+  const KIND_COLORS = ['#4a90d9', '#2ca02c', '#ff7f0e'];
+  function drawDies(r, t) {
+    const svg = r.dieSvg, w = UI.win * 1e6, a = t - w / 2, b = t + w / 2, X = (x) => 30 + 366 * (x - a) / w;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    let shown = 0;
+    r.dies.ops.forEach((ops, d) => {
+      const y = 2 + d * 14;
+      el('svg:text', { x: 1, y: y + 9, 'font-size': 8, text: 'die ' + d }, svg);
+      for (let j = 0; j + 3 < ops.length; j += 4) {
+        const s0 = ops[j + 1], e0 = ops[j + 2];
+        if (e0 < a || s0 > b) continue;
+        shown++;
+        el('svg:rect', { x: X(Math.max(a, s0)), y: y, width: Math.max(0.6, X(Math.min(b, e0)) - X(Math.max(a, s0))), height: 8, fill: KIND_COLORS[ops[j]], stroke: ops[j + 3] > 0 ? '#d00' : 'none', 'stroke-width': 0.8 }, svg);
+      }
+      const h = r.dies.held[d] || [];
+      for (let j = 0; j + 1 < h.length; j += 2) {
+        if (h[j + 1] < a || h[j] > b) continue;
+        el('svg:rect', { x: X(Math.max(a, h[j])), y: y + 9, width: Math.max(0.6, X(Math.min(b, h[j + 1])) - X(Math.max(a, h[j]))), height: 3, fill: '#777' }, svg);
+      }
+    });
+    const yb = 14 * r.dies.ops.length + 10;
+    el('svg:line', { x1: X(t), x2: X(t), y1: 0, y2: yb, stroke: '#000', 'stroke-width': 0.6 }, svg);
+    el('svg:text', { x: 30, y: yb, 'font-size': 7, text: (a / 1e6).toFixed(2) + ' ms' }, svg);
+    el('svg:text', { x: 360, y: yb, 'font-size': 7, text: (b / 1e6).toFixed(2) + ' ms' }, svg);
+    svg.setAttribute('data-shown', shown);
+  }
+
+  function lastVictim(r, i) { // most recent victim chosen at or before frame i
+    for (let j = i; j >= 0; j--) { const v = r.frames.victims[j]; if (v.length) return { frame: j, v: v[v.length - 1] }; }
+    return null;
+  }
+  function cbScore(valid, mpb, age) { if (valid === 0) return Infinity; const u = valid / mpb; return (1 - u) * (age + 1) / (2 * u); }
+
+  function drawHist(r, i, s) {
+    const m = r.meta, svg = r.hist, mpb = m.mus_per_block;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    const bins = 16, counts = new Array(bins).fill(0);
+    if (m.sampled_blocks < m.blocks && r.frames.hist.length) r.frames.hist[i].forEach((c, k) => counts[k] = c);
+    else for (let b = 0; b < s.st.length; b++) if (s.st[b] === 2) counts[Math.min(bins - 1, Math.floor(s.valid[b] * bins / (mpb + 1)))]++;
+    const cmax = Math.max(1, ...counts), bw = 400 / bins;
+    counts.forEach((c, k) => el('svg:rect', { x: k * bw + 1, width: bw - 2, y: 80 - 74 * c / cmax, height: 74 * c / cmax, fill: '#7aa6d6', 'data-bin': k, 'data-count': c }, svg));
+    el('svg:text', { x: 2, y: 89, 'font-size': 8, text: '0 valid' }, svg);
+    el('svg:text', { x: 340, y: 89, 'font-size': 8, text: mpb + ' valid' }, svg);
+    const lv = lastVictim(r, i);
+    let title = `valid units of closed blocks (${counts.reduce((a, b) => a + b, 0)} blocks)`;
+    if (lv) {
+      const x = Math.min(bins - 1, Math.floor(lv.v.valid * bins / (mpb + 1))) * bw + bw / 2;
+      el('svg:line', { x1: x, x2: x, y1: 0, y2: 82, stroke: '#d00', 'stroke-width': 2 }, svg);
+      el('svg:text', { x: x > 200 ? x - 3 : x + 3, 'text-anchor': x > 200 ? 'end' : 'start', y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
+      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${lv.v.score == null ? 'infinite (empty block)' : fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
+      svg.setAttribute('data-victim', lv.v.block);
+    }
+    r.histTitle.textContent = title;
+  }
+
+  function drawArrows(r, i, s) {
+    const svg = r.arrows;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    const wrap = svg.parentNode.getBoundingClientRect();
+    svg.setAttribute('width', wrap.width); svg.setAttribute('height', wrap.height);
+    // The victim being relocated now, or else the one chosen (and already moved) in this frame.
+    let victim = -1;
+    for (let b = 0; b < s.st.length; b++) if (s.st[b] === 3) victim = b;
+    const picked = r.frames.victims[i];
+    if (victim < 0 && picked.length && picked[picked.length - 1].block < s.st.length) victim = picked[picked.length - 1].block;
+    if (victim < 0) return;
+    const gcStream = r.meta.hot_cold_separation ? 1 : 0;
+    const d = r.frames.delta[i];
+    const targets = new Set();
+    // GC-stream blocks written in this frame: open ones that changed, and ones closed in it.
+    const before = i > 0 ? r.frames.host_write_bytes[i - 1] / r.meta.mu_bytes : 0;
+    for (let j = 0; j + 6 < d.length; j += 7) {
+      if (d[j + 5] !== gcStream || d[j] === victim) continue;
+      if (d[j + 1] === 1 || (d[j + 1] === 2 && d[j + 6] >= before)) targets.add(d[j]);
+    }
+    if (!targets.size) for (let b = 0; b < s.st.length; b++) if (s.st[b] === 1 && s.stream[b] === gcStream) targets.add(b);
+    const c0 = r.cells[victim].getBoundingClientRect();
+    svg.setAttribute('data-victim', victim);
+    targets.forEach((t) => {
+      const c1 = r.cells[t].getBoundingClientRect();
+      el('svg:line', { x1: c0.x + c0.width / 2 - wrap.x, y1: c0.y + c0.height / 2 - wrap.y, x2: c1.x + c1.width / 2 - wrap.x, y2: c1.y + c1.height / 2 - wrap.y, stroke: '#d00', 'stroke-width': 1.5, 'stroke-dasharray': '3 2', 'data-to': t }, svg);
+    });
+  }
+
+  function renderRun(r, t) {
+    const i = frameAt(r, t), F = r.frames, m = r.meta, s = stateAt(r, i);
+    r.box.setAttribute('data-frame', i);
+    r.box.setAttribute('data-t', F.t_ns[i]);
+    const set = (k, v, shown) => { r.ro[k].textContent = shown != null ? shown : String(v); r.ro[k].setAttribute('data-v', String(v)); };
+    set('t_ms', F.t_ns[i], (F.t_ns[i] / 1e6).toFixed(3));
+    ['host_writes', 'host_reads', 'host_write_bytes', 'nand_write_bytes', 'gc_write_bytes', 'gc_victims', 'erases', 'free_blocks', 'gc_stall_ns', 'throttled_ns', 'host_trim_bytes'].forEach((k) => set(k, F[k][i]));
+    set('energy_j', F.energy_j[i], F.energy_j[i].toFixed(4));
+    set('wa', wa(F, i).toFixed(4));
+    set('frame', i, i + ' / ' + (r.n - 1));
+    const mpb = m.mus_per_block;
+    for (let b = 0; b < r.cells.length; b++) {
+      const c = r.cells[b], st = s.st[b];
+      const key = st * 1e9 + s.valid[b] * 1e3 + s.stream[b] + (s.wp[b] * 7e-4);
+      if (c._k === key) continue;
+      c._k = key;
+      c.className = 'blk s' + st + (st === 1 && s.stream[b] === 1 ? ' g' : '') + (UI.sel && UI.sel.run === r.idx && UI.sel.block === b ? ' sel' : '');
+      c.style.background = colorFor(s.valid[b] / mpb);
+      c.firstChild.style.height = st === 1 ? (100 * s.wp[b] / mpb) + '%' : '0';
+      c.setAttribute('data-state', st); c.setAttribute('data-valid', s.valid[b]); c.setAttribute('data-erase', s.erase[b]); c.setAttribute('data-wp', s.wp[b]);
+      c.title = `block ${b} (die ${Math.floor(b / m.blocks_per_die)}): ${STATE_NAMES[st]}${st === 1 ? (s.stream[b] ? ', GC stream' : ', host stream') : ''}\nvalid ${s.valid[b]} / ${mpb}, written ${s.wp[b]}, erased ${s.erase[b]}x`;
+    }
+    r.cells.forEach((c, b) => c.classList.toggle('sel', !!(UI.sel && UI.sel.run === r.idx && UI.sel.block === b)));
+    r.cells.forEach((c) => c.classList.remove('vnew'));
+    F.victims[i].forEach((v) => { if (v.block < r.cells.length) r.cells[v.block].classList.add('vnew'); });
+    if (UI.sel && UI.sel.run === r.idx && UI.sel.block < s.st.length) {
+      const b = UI.sel.block, age = F.host_write_bytes[i] / m.mu_bytes - s.closed[b];
+      r.selInfo.textContent = `selected block ${b} (die ${Math.floor(b / m.blocks_per_die)}): ${STATE_NAMES[s.st[b]]}, valid ${s.valid[b]} of ${mpb}, write pointer ${s.wp[b]}, erase count ${s.erase[b]}` +
+        (s.st[b] === 2 ? `, cost-benefit score ${fmt(cbScore(s.valid[b], mpb, Math.max(0, age)))}` : '');
+    } else r.selInfo.textContent = 'click a block for its numbers (or hover it)';
+    drawHist(r, i, s);
+    drawArrows(r, i, s);
+    r.charts.forEach((c) => moveCursor(c, F.t_ns[i]));
+    drawDies(r, t);
+  }
+
+  // ---- global state, fragment, controls -------------------------------------------------------
+  const runs = D.runs.map((r, idx) => { r.idx = idx; return prepare(r); });
+  const tEnd = Math.max(...runs.map((r) => r.frames.t_ns[r.n - 1]));
+  const times = Array.from(new Set([].concat(...runs.map((r) => r.frames.t_ns)))).sort((a, b) => a - b);
+  const WIN0 = Math.max(2, Math.round(tEnd / 1e6 / 200));
+  const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
+
+  function idxOfTime(t) { let lo = 0, hi = times.length - 1; if (t >= times[hi]) return hi; while (lo < hi) { const m = (lo + hi + 1) >> 1; if (times[m] <= t) lo = m; else hi = m - 1; } return lo; }
+  function readHash() {
+    const h = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if (h.has('t')) UI.k = idxOfTime(Number(h.get('t')));
+    else if (h.has('f')) UI.k = idxOfTime(runs[0].frames.t_ns[Math.min(runs[0].n - 1, Math.max(0, Number(h.get('f'))))]);
+    UI.view = h.get('view') || 'all';
+    UI.win = h.has('win') ? Math.max(0.01, Number(h.get('win'))) : WIN0;
+    const sel = h.get('sel');
+    if (sel) { const [a, b] = sel.split('.').map(Number); UI.sel = b === undefined ? { run: 0, block: a } : { run: a, block: b }; } else UI.sel = null;
+    UI.bp = {};
+    for (const k of ['gc', 'wa', 'vv', 'free']) if (h.has('bp-' + k)) { UI.bp[k] = Number(h.get('bp-' + k)); $('bp-' + k).value = h.get('bp-' + k); }
+    if (h.get('play') === '1') play(true);
+  }
+  function writeHash() {
+    const p = new URLSearchParams();
+    p.set('t', times[UI.k]);
+    if (UI.view !== 'all') p.set('view', UI.view);
+    if (UI.win !== WIN0) p.set('win', UI.win);
+    if (UI.sel) p.set('sel', UI.sel.run + '.' + UI.sel.block);
+    for (const k in UI.bp) if (!isNaN(UI.bp[k])) p.set('bp-' + k, UI.bp[k]);
+    const h = '#' + p.toString();
+    if (location.hash !== h) history.replaceState(null, '', h);
+  }
+  function update() {
+    const t = times[UI.k];
+    document.body.className = UI.view === 'map' ? 'hide-charts' : UI.view === 'charts' ? 'hide-map' : '';
+    $('view').value = UI.view;
+    $('scrub').value = UI.k;
+    $('tlabel').textContent = (t / 1e6).toFixed(3) + ' ms';
+    $('win').textContent = UI.win >= 1 ? UI.win.toFixed(0) + ' ms' : (UI.win * 1000).toFixed(0) + ' us';
+    document.body.setAttribute('data-t', t);
+    runs.forEach((r) => renderRun(r, t));
+    $('status').textContent = UI.status;
+  }
+  // A breakpoint is hit at time index k when some run's frame there satisfies it.
+  function hit(k) {
+    const t = times[k];
+    for (const r of runs) {
+      const i = frameAt(r, t), F = r.frames;
+      if (F.t_ns[i] !== t) continue;
+      if (UI.bp.gc > 0 && F.gc_victims[i] >= UI.bp.gc && (i === 0 || F.gc_victims[i - 1] < UI.bp.gc)) return `${r.label}: GC victim #${UI.bp.gc}`;
+      if (UI.bp.wa > 0 && wa(F, i) > UI.bp.wa && (i === 0 || wa(F, i - 1) <= UI.bp.wa)) return `${r.label}: WA above ${UI.bp.wa}`;
+      if (UI.bp.vv >= 0 && F.victims[i].some((v) => v.valid >= UI.bp.vv)) return `${r.label}: victim with >= ${UI.bp.vv} valid`;
+      if (UI.bp.free >= 0 && F.free_blocks[i] < UI.bp.free && (i === 0 || F.free_blocks[i - 1] >= UI.bp.free)) return `${r.label}: free blocks under ${UI.bp.free}`;
+    }
+    return null;
+  }
+  function step(n) { // advance up to n time steps, stopping at a breakpoint
+    for (let j = 0; j < n; j++) {
+      if (UI.k >= times.length - 1) { play(false); break; }
+      UI.k++;
+      const h = hit(UI.k);
+      if (h) { play(false); UI.status = 'stopped at ' + h; document.body.setAttribute('data-stopped', UI.k); document.body.setAttribute('data-stop-reason', h); break; }
+    }
+  }
+  let timer = null;
+  function play(on) {
+    UI.playing = on;
+    $('play').innerHTML = on ? '&#10074;&#10074; pause' : '&#9654; play';
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); writeHash(); }, 40); }
+  }
+  function nextVictim(dir) {
+    for (let k = UI.k + dir; k >= 0 && k < times.length; k += dir) {
+      if (runs.some((r) => { const i = frameAt(r, times[k]); return r.frames.t_ns[i] === times[k] && r.frames.victims[i].length; })) { UI.k = k; return; }
+    }
+  }
+
+  // ---- page text --------------------------------------------------------------------------
+  $('title').textContent = D.title;
+  document.title = 'ssdlab explore: ' + D.title;
+  $('cmd').textContent = D.command;
+  const L = $('lesson');
+  D.text.forEach((p) => el('p', { text: p }, L));
+  if (D.questions.length) {
+    el('h3', { text: 'Questions (the answers come from these runs)' }, L);
+    const ol = el('ol', { class: 'questions' }, L);
+    D.questions.forEach((q, n) => {
+      const li = el('li', { 'data-q': n }, ol);
+      li.appendChild(document.createTextNode(q.q + ' '));
+      const det = el('details', {}, li);
+      el('summary', { text: 'answer' }, det);
+      el('span', { class: 'answer', text: ' ' + q.answer }, det);
+    });
+  }
+  const root = $('runs');
+  runs.forEach((r, idx) => buildRun(r, idx, tEnd, root));
+  $('scrub').max = times.length - 1;
+  $('scrub').addEventListener('input', () => { UI.k = Number($('scrub').value); UI.status = ''; update(); writeHash(); });
+  $('play').addEventListener('click', () => play(!UI.playing));
+  $('next').addEventListener('click', () => { step(1); update(); writeHash(); });
+  $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
+  $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
+  $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
+  $('zout').addEventListener('click', () => { UI.win = Math.min(tEnd / 1e6, UI.win * 4); update(); writeHash(); });
+  $('view').addEventListener('change', () => { UI.view = $('view').value; update(); writeHash(); });
+  for (const k of ['gc', 'wa', 'vv', 'free']) $('bp-' + k).addEventListener('change', () => { const v = $('bp-' + k).value; if (v === '') delete UI.bp[k]; else UI.bp[k] = Number(v); writeHash(); });
+  document.addEventListener('keydown', (e) => { if (e.key === ' ' && e.target.tagName !== 'INPUT') { e.preventDefault(); play(!UI.playing); } });
+  window.addEventListener('hashchange', () => { readHash(); update(); });
+  readHash();
+  update();
+  document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(0));
+  document.body.setAttribute('data-ready', '1');
+})();

@@ -1,0 +1,479 @@
+//! The recorder: an observer of a simulated run. It reads the drive's counters and block table
+//! after completions (never writes to the drive), keeping a bounded number of frames: one per
+//! `every` host completions and one whenever GC picks a victim. Past [`MAX_FRAMES`] neighbouring
+//! frames merge (exactly: the later frame's counters, both frames' block changes) and `every`
+//! doubles, so memory and the page's size stay bounded for runs of any length.
+
+use super::model::*;
+use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
+use crate::sim::SimTarget;
+use ftl::blocks::BlockState;
+use ftl::device::SimSsd;
+
+/// Most frames kept.
+pub const MAX_FRAMES: usize = 2400;
+/// Drives with at most this many blocks are drawn block by block.
+pub const MAX_SAMPLED_BLOCKS: u32 = 4096;
+/// Larger drives show their first dies, about this many blocks, plus histograms of all blocks.
+pub const SAMPLE_BLOCKS: u32 = 1024;
+/// Die-timeline entries kept at most (over all shown dies); past this every other one is
+/// dropped, so a long run keeps a thinner sample.
+pub const MAX_DIE_ENTRIES: usize = 24_000;
+/// Latency buckets: 4 per power of two of ns.
+const LAT_BUCKETS: usize = 256;
+
+/// Frames under construction, with what merging needs besides the columns.
+pub struct Recorder {
+    meta: DriveMeta,
+    init: Vec<BlockRec>,
+    frames: Frames,
+    /// Block changes (frame, block, record) in frame order, grouped into `frames.delta` at the
+    /// end: one flat vector, so a frame allocates nothing.
+    deltas: Vec<(u32, u32, BlockRec)>,
+    /// Latency counts (frame, bucket, count) in frame order, likewise.
+    lat: Vec<(u32, u16, u32)>,
+    cur_lat: Box<[u32; LAT_BUCKETS]>,
+    /// Buckets of `cur_lat` that are not zero.
+    touched: Vec<u16>,
+    /// Scratch for merging: per block, the merged frame (+1) and position it was last put at.
+    seen: Vec<(u32, usize)>,
+    last: Vec<BlockRec>,
+    every: u32,
+    since: u32,
+    last_victims: u64,
+    calls: u64,
+    dies: DieTimeline,
+}
+
+fn lat_bucket(ns: u64) -> usize {
+    if ns < 4 {
+        return ns as usize;
+    }
+    let lg = 63 - ns.leading_zeros() as usize;
+    (lg * 4 + ((ns >> (lg - 2)) & 3) as usize).min(LAT_BUCKETS - 1)
+}
+
+/// Upper edge of a latency bucket, ns.
+fn lat_upper(b: usize) -> u64 {
+    if b < 8 {
+        return (b as u64).min(4); // 0..=3 exact; 4..8 unused
+    }
+    let (lg, sub) = (b / 4, b % 4);
+    ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
+}
+
+/// The 99th percentile of sparse (bucket, count) pairs, us.
+fn p99_us(h: &mut [(u16, u32)]) -> f64 {
+    h.sort_unstable();
+    let n: u64 = h.iter().map(|&(_, c)| c as u64).sum();
+    let want = (n * 99).div_ceil(100);
+    let mut acc = 0u64;
+    for &(b, c) in h.iter() {
+        acc += c as u64;
+        if acc >= want {
+            return lat_upper(b as usize) as f64 / 1000.0;
+        }
+    }
+    0.0
+}
+
+/// The state of block `b` as drawn.
+pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
+    block_rec_with(ssd, b, ssd.core.relocating())
+}
+
+/// [`block_rec`] with the victim being relocated already looked up.
+#[inline]
+fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
+    let t = &ssd.core.blocks;
+    let i = b as usize;
+    let state = match t.state[i] {
+        BlockState::Free => ST_FREE,
+        BlockState::Open => ST_OPEN,
+        BlockState::Closed if t.is_reserved(b) => ST_RESERVED,
+        BlockState::Closed => ST_CLOSED,
+        BlockState::Victim if relocating == Some(b) => ST_RELOCATING,
+        BlockState::Victim => ST_ERASING,
+    };
+    BlockRec {
+        state,
+        valid: t.valid[i],
+        wp: t.write_ptr[i],
+        erase: t.erase_count[i],
+        stream: t.stream[i],
+        closed_at: t.closed_at[i],
+    }
+}
+
+impl Recorder {
+    pub fn new(ssd: &SimSsd, meta: DriveMeta) -> Recorder {
+        let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
+        let mut r = Recorder {
+            last: init.clone(),
+            init,
+            meta,
+            frames: Frames::default(),
+            deltas: Vec::new(),
+            lat: Vec::new(),
+            cur_lat: Box::new([0; LAT_BUCKETS]),
+            touched: Vec::new(),
+            seen: Vec::new(),
+            every: 1,
+            since: 0,
+            last_victims: ssd.core.stats.gc_victims,
+            calls: 0,
+            dies: DieTimeline::default(),
+        };
+        r.frame(ssd);
+        r
+    }
+
+    pub fn meta(&self) -> &DriveMeta {
+        &self.meta
+    }
+
+    /// Called after every `wait` of the run (with its completion, if any).
+    #[inline]
+    pub fn observe(&mut self, ssd: &SimSsd, done: Option<&IoCompletion>) {
+        self.calls += 1;
+        if let Some(c) = done {
+            self.since += 1;
+            let b = lat_bucket(c.complete_ns.saturating_sub(c.submit_ns));
+            if self.cur_lat[b] == 0 {
+                self.touched.push(b as u16);
+            }
+            self.cur_lat[b] += 1;
+        }
+        self.die_activity(ssd);
+        if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
+            self.frame(ssd);
+        }
+    }
+
+    /// Takes a frame now.
+    pub fn frame(&mut self, ssd: &SimSsd) {
+        let c = ssd.counters();
+        let idx = self.frames.t_ns.len() as u32;
+        let f = &mut self.frames;
+        f.t_ns.push(ssd.now());
+        f.calls.push(self.calls);
+        f.host_writes.push(c.host_writes);
+        f.host_reads.push(c.host_reads);
+        f.host_write_bytes.push(c.host_write_bytes);
+        f.host_trim_bytes.push(c.host_trim_bytes);
+        f.nand_write_bytes.push(c.nand_write_bytes);
+        f.gc_write_bytes.push(c.gc_write_bytes);
+        f.gc_victims.push(c.gc_victims);
+        f.erases.push(c.erases);
+        f.free_blocks.push(c.free_blocks);
+        f.gc_stall_ns.push(c.gc_stall_ns);
+        f.energy_j.push(c.energy_j);
+        f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
+        f.completions.push(self.since);
+        f.p99_us.push(0.0);
+        let mpb = self.meta.mus_per_block;
+        let reloc = ssd.gc_relocating();
+        let now_mus = ssd.core.stats.host_write_mus;
+        let mut victims = Vec::new();
+        let relocating = ssd.core.relocating();
+        let t = &ssd.core.blocks;
+        let n = self.meta.sampled_blocks as usize;
+        let cheap = t.valid[..n].iter().zip(&t.write_ptr[..n]).zip(&t.erase_count[..n]).zip(&t.state[..n]);
+        for (b, (((&valid, &wp), &erase), &state)) in cheap.enumerate() {
+            // Most blocks are unchanged: compare the fields that move before building a record.
+            let old = self.last[b];
+            let same_state = match state {
+                BlockState::Free => old.state == ST_FREE,
+                BlockState::Open => old.state == ST_OPEN,
+                BlockState::Closed => matches!(old.state, ST_CLOSED | ST_RESERVED),
+                BlockState::Victim => {
+                    old.state == ST_ERASING && relocating != Some(b as u32)
+                        || old.state == ST_RELOCATING && relocating == Some(b as u32)
+                }
+            };
+            if same_state && valid == old.valid && wp == old.wp && erase == old.erase {
+                continue;
+            }
+            let b = b as u32;
+            let r = block_rec_with(ssd, b, relocating);
+            if r != old {
+                let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
+                if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
+                    let valid = match reloc {
+                        Some((v, n)) if v == b => n,
+                        _ => old.valid,
+                    };
+                    let age = now_mus.saturating_sub(old.closed_at);
+                    victims.push(VictimRec {
+                        block: b,
+                        valid,
+                        score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                    });
+                }
+                self.deltas.push((idx, b, r));
+                self.last[b as usize] = r;
+            }
+        }
+        f.victims.push(victims);
+        if self.meta.sampled_blocks < self.meta.blocks {
+            let t = &ssd.core.blocks;
+            let mut h = vec![0u32; 16];
+            for b in 0..self.meta.blocks {
+                if t.state[b as usize] == BlockState::Closed && !t.is_reserved(b) {
+                    h[(t.valid[b as usize] as usize * 16 / (mpb as usize + 1)).min(15)] += 1;
+                }
+            }
+            f.hist.push(h);
+        }
+        for &b in &self.touched {
+            self.lat.push((idx, b, std::mem::take(&mut self.cur_lat[b as usize])));
+        }
+        self.touched.clear();
+        self.since = 0;
+        self.last_victims = c.gc_victims;
+        if self.frames.t_ns.len() > MAX_FRAMES {
+            self.thin();
+        }
+    }
+
+    /// Adds what the shown dies are doing now to the die timeline.
+    fn die_activity(&mut self, ssd: &SimSsd) {
+        let dies = (self.meta.sampled_blocks / self.meta.blocks_per_die.max(1)) as usize;
+        let tl = &mut self.dies;
+        tl.ops.resize(dies, Vec::new());
+        tl.held.resize(dies, Vec::new());
+        let now = ssd.now();
+        for d in 0..dies {
+            let a = ssd.flash().die_activity(d as u32);
+            if let Some((kind, start, end, sus)) = a.running {
+                let ops = &mut tl.ops[d];
+                let n = ops.len();
+                if n >= 4 && ops[n - 3] == start {
+                    ops[n - 2] = end;
+                    ops[n - 1] = sus as u64;
+                } else {
+                    let k = match kind {
+                        nand_model::OpKind::Read => 0,
+                        nand_model::OpKind::Program => 1,
+                        nand_model::OpKind::Erase => 2,
+                    };
+                    ops.extend_from_slice(&[k, start, end, sus as u64]);
+                }
+            }
+            if let Some(since) = a.held_since {
+                let h = &mut tl.held[d];
+                let n = h.len();
+                if n >= 2 && h[n - 2] == since {
+                    h[n - 1] = now;
+                } else {
+                    h.extend_from_slice(&[since, now]);
+                }
+            }
+        }
+        let total: usize = tl.ops.iter().map(|v| v.len() / 4).chain(tl.held.iter().map(|v| v.len() / 2)).sum();
+        if total > MAX_DIE_ENTRIES {
+            for v in &mut tl.ops {
+                *v = v.chunks(4).step_by(2).flatten().copied().collect();
+            }
+            for v in &mut tl.held {
+                *v = v.chunks(2).step_by(2).flatten().copied().collect();
+            }
+        }
+    }
+
+    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, stays) and doubles
+    /// the completions per frame.
+    fn thin(&mut self) {
+        let n = self.frames.t_ns.len();
+        let keep: Vec<usize> =
+            std::iter::once(0).chain((2..n).step_by(2)).chain((n % 2 == 0).then_some(n - 1)).collect();
+        // Frame k of the result covers old frames (prev kept + 1)..=k.
+        let mut out = Frames::default();
+        let mut from = 0usize;
+        for &k in &keep {
+            let span = if k == 0 { 0..=0 } else { from..=k };
+            let f = &self.frames;
+            macro_rules! take {
+                ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
+            }
+            take!(
+                t_ns,
+                calls,
+                host_writes,
+                host_reads,
+                host_write_bytes,
+                host_trim_bytes,
+                nand_write_bytes,
+                gc_write_bytes,
+                gc_victims,
+                erases,
+                free_blocks,
+                gc_stall_ns,
+                energy_j,
+                throttled_ns,
+                p99_us
+            );
+            out.completions.push(span.clone().map(|i| f.completions[i]).sum());
+            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().copied()).collect());
+            if !f.hist.is_empty() {
+                out.hist.push(f.hist[k].clone());
+            }
+            from = k + 1;
+        }
+        // Old frame i becomes (i + 1) / 2: 0 stays, (1, 2) -> 1, (3, 4) -> 2, ...
+        let merged = |i: u32| i.div_ceil(2);
+        self.seen.clear();
+        self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
+        let mut deltas = Vec::with_capacity(self.deltas.len());
+        for &(i, b, r) in &self.deltas {
+            let m = merged(i);
+            match self.seen[b as usize] {
+                (f, pos) if f == m + 1 => deltas[pos] = (m, b, r),
+                _ => {
+                    self.seen[b as usize] = (m + 1, deltas.len());
+                    deltas.push((m, b, r));
+                }
+            }
+        }
+        self.deltas = deltas;
+        let mut lat: Vec<(u32, u16, u32)> = Vec::with_capacity(self.lat.len());
+        let mut start = 0usize;
+        for &(i, b, c) in &self.lat {
+            let m = merged(i);
+            if lat.last().is_some_and(|e| e.0 != m) {
+                start = lat.len();
+            }
+            match lat[start..].iter_mut().find(|e| e.1 == b) {
+                Some(e) => e.2 += c,
+                None => lat.push((m, b, c)),
+            }
+        }
+        self.lat = lat;
+        self.frames = out;
+        self.every = self.every.saturating_mul(2);
+    }
+
+    /// The recording, with a last frame at the end of the run.
+    pub fn finish(mut self, ssd: &SimSsd, label: impl Into<String>, notes: Vec<String>) -> Recording {
+        if self.frames.t_ns.last() != Some(&ssd.now()) || self.since > 0 {
+            self.frame(ssd);
+        }
+        let mut frames = self.frames;
+        let mut dies = self.dies;
+        for v in &mut dies.ops {
+            delta_encode(v, 4);
+        }
+        for v in &mut dies.held {
+            delta_encode(v, 2);
+        }
+        let n = frames.t_ns.len();
+        let mut hists = vec![Vec::new(); n];
+        for &(i, b, c) in &self.lat {
+            hists[i as usize].push((b, c));
+        }
+        frames.p99_us = hists.iter_mut().map(|h| p99_us(h)).collect();
+        frames.delta = vec![Vec::new(); n];
+        for &(i, b, r) in &self.deltas {
+            frames.delta[i as usize].extend_from_slice(&[
+                b as u64,
+                r.state as u64,
+                r.valid as u64,
+                r.wp as u64,
+                r.erase as u64,
+                r.stream as u64,
+                r.closed_at,
+            ]);
+        }
+        Recording { label: label.into(), meta: self.meta, init: self.init, frames, dies, notes }
+    }
+}
+
+/// Rewrites flat records of `width` whose fields 1 and 2 (or 0 and 1 for width 2) are a start
+/// and an end as (start - previous start, end - start), which print in a few digits.
+fn delta_encode(v: &mut [u64], width: usize) {
+    let (s, e) = if width == 4 { (1, 2) } else { (0, 1) };
+    let mut prev = 0u64;
+    for rec in v.chunks_mut(width) {
+        let (start, end) = (rec[s], rec[e]);
+        rec[s] = start.saturating_sub(prev);
+        rec[e] = end.saturating_sub(start);
+        prev = start;
+    }
+}
+
+/// A simulated target with a recorder watching it: every call goes to the target unchanged; the
+/// recorder looks at the drive after each `wait`.
+pub struct Observed<'a> {
+    pub target: &'a mut SimTarget,
+    pub rec: &'a mut Recorder,
+}
+
+impl Device for Observed<'_> {
+    fn info(&self) -> DeviceInfo {
+        self.target.info()
+    }
+    fn now_ns(&self) -> u64 {
+        self.target.now_ns()
+    }
+    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
+        self.target.submit(req)
+    }
+    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
+        let r = self.target.wait(deadline_ns)?;
+        self.rec.observe(&self.target.ssd, r.as_ref());
+        Ok(r)
+    }
+    fn outstanding(&self) -> usize {
+        self.target.outstanding()
+    }
+    fn hint_next_offset(&mut self, offset_bytes: u64) {
+        self.target.hint_next_offset(offset_bytes)
+    }
+    fn settle(&mut self) {
+        self.target.settle();
+        self.rec.observe(&self.target.ssd, None);
+    }
+    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
+        self.target.report_grid(origins_ns, interval_ns)
+    }
+    fn report_point(&mut self) {
+        self.target.report_point()
+    }
+    fn host_usage(&self) -> Option<HostUsage> {
+        self.target.host_usage()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinning_keeps_every_column_aligned_and_bounded() {
+        let s = crate::simrun::SimSession::new(crate::simrun::SimConfig::new("tiny", 1)).unwrap();
+        let mut rec = Recorder::new(&s.target.ssd, super::super::meta_of(&s));
+        for _ in 0..3 * MAX_FRAMES {
+            rec.frame(&s.target.ssd);
+        }
+        assert!(rec.every > 1, "never thinned");
+        let r = rec.finish(&s.target.ssd, "x", vec![]);
+        let v = serde_json::to_value(&r.frames).unwrap();
+        let n = r.frames.t_ns.len();
+        assert!(n <= MAX_FRAMES && n > MAX_FRAMES / 4, "{n} frames");
+        for (k, col) in v.as_object().unwrap() {
+            let len = col.as_array().unwrap().len();
+            assert!(len == n || (k == "hist" && len == 0), "column {k}: {len} entries, {n} frames");
+        }
+    }
+
+    #[test]
+    fn latency_buckets_bound_their_values() {
+        for ns in [0u64, 1, 3, 4, 5, 7, 8, 100, 1000, 12_345, 1 << 40] {
+            let b = lat_bucket(ns);
+            assert!(lat_upper(b) >= ns, "{ns}: bucket {b} upper {}", lat_upper(b));
+            if b > 8 {
+                assert!(lat_upper(b - 1) < ns, "{ns}: bucket {b} too coarse");
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! `ssdlab explore` without a browser: recording never changes a run's results, the lesson list,
+//! bad input, and the page's size.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ssdlab-cli-explore-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Fill tiny, then random writes with GC running, with a read mix so every path is used.
+const JOB: &str = "[global]\nioengine=io_uring\ndirect=1\n\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\n\
+[mix]\nstonewall\nrw=randrw\nrwmixread=30\nbs=4k\niodepth=16\nsize=100%\nnorandommap=1\n";
+
+#[test]
+fn recording_leaves_the_results_byte_identical() {
+    let dir = temp_dir("same");
+    let job = dir.join("mix.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let (j, d) = (job.to_str().unwrap(), dir.to_str().unwrap());
+    for extra in [&[][..], &["--op", "12%", "--gc-policy", "cost-benefit", "--power-cap", "5"][..]] {
+        let plain = dir.join("plain.json");
+        let mut args =
+            vec!["run", j, "--drive", "tiny", "--output-format", "json", "--output", plain.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = ssdlab(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = dir.join("page");
+        let mut args = vec!["explore", j, "--drive", "tiny", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = ssdlab(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let a = std::fs::read(&plain).unwrap();
+        let b = std::fs::read(out.join("run-1.json")).unwrap();
+        assert!(a == b, "explore's run JSON differs from run's ({extra:?}) in {d}");
+        let v: serde_json::Value = serde_json::from_slice(&a).unwrap();
+        assert!(v["ssdlab"]["gc_victims"].as_u64().unwrap() > 0, "the job should make GC run");
+        let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+        let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+        let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+        for run in page["runs"].as_array().unwrap() {
+            let cols = run["frames"].as_object().unwrap();
+            let n = cols["t_ns"].as_array().unwrap().len();
+            assert!(n > 100, "only {n} frames");
+            for (k, v) in cols {
+                let len = v.as_array().unwrap().len();
+                assert!(len == n || (k == "hist" && len == 0), "frame column {k} has {len} entries, not {n}");
+            }
+        }
+        assert!(only_svg_namespace(&html), "the page refers to the network");
+    }
+}
+
+/// The one URL the page may hold: the SVG namespace name (an identifier, never fetched).
+fn only_svg_namespace(html: &str) -> bool {
+    let stripped = html.replace("http://www.w3.org/2000/svg", "");
+    !stripped.contains("http://") && !stripped.contains("https://")
+}
+
+#[test]
+fn lessons_are_listed_and_unknown_input_exits_2() {
+    let o = ssdlab(&["explore", "--list-lessons"]);
+    assert_eq!(o.status.code(), Some(0));
+    let list = String::from_utf8_lossy(&o.stdout);
+    for l in ["op-wa", "greedy-vs-cost-benefit", "hot-cold", "trim", "power-cap-qlc", "power-loss"] {
+        assert!(list.contains(l), "{l} missing from:\n{list}");
+    }
+    let dir = temp_dir("bad");
+    let o = ssdlab(&["explore", "--lesson", "nope", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("op-wa"), "error should list the lessons");
+    let o = ssdlab(&["explore", "--lesson", "op-wa", "--op", "20%", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "drive flags are not silently ignored with --lesson");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let o = ssdlab(&[
+        "explore",
+        job.to_str().unwrap(),
+        "--drive",
+        "tiny",
+        "--compare-op",
+        "7%",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--compare-op"));
+}
+
+#[test]
+fn compare_gc_records_two_runs_of_one_seed() {
+    let dir = temp_dir("cmp");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let out = dir.join("page");
+    let o = ssdlab(&[
+        "explore",
+        job.to_str().unwrap(),
+        "--drive",
+        "tiny",
+        "--compare-gc",
+        "greedy,cost-benefit",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("run-1.json")).unwrap()).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("run-2.json")).unwrap()).unwrap();
+    assert_eq!(a["ssdlab"]["config"]["gc_policy"], "greedy");
+    assert_eq!(b["ssdlab"]["config"]["gc_policy"], "cost-benefit");
+    assert_eq!(a["ssdlab"]["seed"], b["ssdlab"]["seed"]);
+}
+
+#[test]
+fn compare_plp_cuts_power_and_reports_what_was_lost() {
+    let dir = temp_dir("plp");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let out = dir.join("page");
+    let o =
+        ssdlab(&["explore", job.to_str().unwrap(), "--drive", "tiny", "--compare-plp", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    let notes: Vec<String> =
+        page["runs"].as_array().unwrap().iter().map(|r| r["notes"][0].as_str().unwrap().to_string()).collect();
+    assert!(notes[0].contains(" 0 units placed but never programmed"), "PLP on lost data: {}", notes[0]);
+    assert!(!notes[1].contains(" 0 units placed but never programmed"), "PLP off lost nothing: {}", notes[1]);
+}

@@ -1,0 +1,352 @@
+//! Every lesson's page in headless Chromium: it runs without console messages or script
+//! errors, the block map has a cell per block of `tiny`, a later fragment time changes the block
+//! states and the charts, a breakpoint stops where it says, and the numbers the page shows for a
+//! moment equal the simulator's own counters and block table at that moment (a fresh run of the
+//! same configuration, stopped there).
+//!
+//! Needs Debian's `chromium` (scripts/install-test-deps.sh). Without it the test prints SKIPPED;
+//! under `CI=true` it fails.
+
+use ftl::device::Counters;
+use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
+use host_bench::explore::model::BlockRec;
+use host_bench::explore::{lessons, record::block_rec, Page};
+use host_bench::runner::{self, RunOptions};
+use host_bench::sim::SimTarget;
+use host_bench::simrun::SimSession;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ssdlab-explore-browser-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn chromium() -> Option<PathBuf> {
+    for c in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] {
+        if Path::new(c).is_file() {
+            return Some(c.into());
+        }
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("chromium is not installed: run scripts/install-test-deps.sh");
+    }
+    eprintln!("SKIPPED: chromium is not installed (scripts/install-test-deps.sh installs it)");
+    None
+}
+
+/// The page's DOM after its scripts ran, and Chromium's stderr (console messages included).
+fn dump_dom(chrome: &Path, page: &Path, fragment: &str, budget_ms: u32) -> (String, String) {
+    let profile = temp_dir(&format!("profile-{}", fragment.len() + budget_ms as usize + page.as_os_str().len()));
+    let url = format!("file://{}#{fragment}", page.display());
+    let out_path = profile.join("dom.html");
+    let err_path = profile.join("stderr.txt");
+    let mut child = Command::new(chrome)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.join("ud").display()))
+        .arg(format!("--virtual-time-budget={budget_ms}"))
+        .args(["--dump-dom", &url])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("start chromium");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill(); // by its pid
+            let _ = child.wait();
+            panic!("chromium did not finish within 90 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dom = std::fs::read_to_string(&out_path).unwrap();
+    let err = std::fs::read_to_string(&err_path).unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    (dom, err)
+}
+
+/// Value of attribute `name` in the first tag at or after `from` in `html`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let i = tag.find(&key)? + key.len();
+    Some(&tag[i..i + tag[i..].find('"')?])
+}
+
+/// The opening tags containing `needle`.
+fn tags<'a>(html: &'a str, needle: &str) -> impl Iterator<Item = &'a str> + 'a {
+    let needle = needle.to_string();
+    let idx: Vec<usize> = html.match_indices(&needle).map(|(i, _)| i).collect();
+    idx.into_iter().map(move |i| {
+        let s = html[..i].rfind('<').unwrap();
+        &html[s..i + html[i..].find('>').unwrap()]
+    })
+}
+
+/// The HTML of run panel `run`.
+fn run_panel(dom: &str, run: usize) -> &str {
+    let start = dom.find(&format!("class=\"run\" data-run=\"{run}\"")).expect("run panel");
+    let end = dom[start + 10..].find("class=\"run\" data-run=").map_or(dom.len(), |e| start + 10 + e);
+    &dom[start..end]
+}
+
+fn readout(panel: &str, k: &str) -> String {
+    let t = tags(panel, &format!("data-k=\"{k}\"")).next().unwrap_or_else(|| panic!("readout {k}"));
+    attr(t, "data-v").unwrap_or_else(|| panic!("readout {k} has no value")).to_string()
+}
+
+/// (state, valid, erase, wp) of every block cell of the panel, in block order.
+fn cells(panel: &str) -> Vec<(u8, u32, u32, u32)> {
+    tags(panel, "class=\"blk")
+        .map(|t| {
+            let n = |a: &str| attr(t, a).unwrap_or_else(|| panic!("cell without {a}: {t}")).parse::<u32>().unwrap();
+            (n("data-state") as u8, n("data-valid"), n("data-erase"), n("data-wp"))
+        })
+        .collect()
+}
+
+fn embedded(page: &Path) -> Page {
+    let html = std::fs::read_to_string(page).unwrap();
+    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let b = a + html[a..].find("</script>").unwrap();
+    serde_json::from_str(&html[a..b].replace("<\\/", "</")).unwrap()
+}
+
+fn assert_clean(dom: &str, err: &str, what: &str) {
+    let body = tags(dom, "<body").next().unwrap_or_else(|| panic!("{what}: no body"));
+    assert_eq!(attr(body, "data-ready"), Some("1"), "{what}: the script did not finish:\n{err}");
+    assert_eq!(attr(body, "data-error"), Some(""), "{what}: script error");
+    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "{what}: console messages:\n{}", console.join("\n"));
+}
+
+#[test]
+fn lesson_pages_in_headless_chromium() {
+    let Some(chrome) = chromium() else { return };
+    let dir = temp_dir("lessons");
+    let tiny = ftl::profile::load("tiny").unwrap();
+    let tiny_blocks = tiny.geometry.dies() * tiny.geometry.blocks_per_plane;
+    for l in lessons::all() {
+        let out = dir.join(l.name);
+        let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["explore", "--lesson", l.name, "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}: {}", l.name, String::from_utf8_lossy(&o.stderr));
+        let page = out.join("index.html");
+        let size = std::fs::metadata(&page).unwrap().len();
+        assert!(size < 5 << 20, "{}: page is {size} bytes", l.name);
+        let data = embedded(&page);
+        let (dom, err) = dump_dom(&chrome, &page, "", 5000);
+        assert_clean(&dom, &err, l.name);
+        let body = tags(&dom, "<body").next().unwrap();
+        eprintln!("{}: {} bytes, rendered in {} ms", l.name, size, attr(body, "data-render-ms").unwrap_or("?"));
+        for (k, r) in data.runs.iter().enumerate() {
+            let n = cells(run_panel(&dom, k)).len();
+            assert_eq!(n as u32, r.meta.sampled_blocks, "{}: run {k}: cells", l.name);
+            if r.meta.drive == "tiny" {
+                assert_eq!(n as u32, tiny_blocks, "{}: one cell per block of tiny", l.name);
+            }
+        }
+        assert!(!data.questions.is_empty() && data.questions.iter().all(|q| !q.answer.is_empty()), "{}", l.name);
+    }
+    // A later moment: block states, readouts and chart cursors all move.
+    let page = dir.join("op-wa").join("index.html");
+    let data = embedded(&page);
+    let t = &data.runs[0].frames.t_ns;
+    let (early, late) = (t[t.len() / 5], t[t.len() * 4 / 5]);
+    let (d1, e1) = dump_dom(&chrome, &page, &format!("t={early}"), 3000);
+    let (d2, e2) = dump_dom(&chrome, &page, &format!("t={late}"), 3000);
+    assert_clean(&d1, &e1, "op-wa early");
+    assert_clean(&d2, &e2, "op-wa late");
+    let (p1, p2) = (run_panel(&d1, 0), run_panel(&d2, 0));
+    assert_ne!(cells(p1), cells(p2), "block states did not change between t={early} and t={late}");
+    assert_ne!(readout(p1, "nand_write_bytes"), readout(p2, "nand_write_bytes"));
+    let cursors =
+        |p: &str| tags(p, "data-chart=").map(|t| attr(t, "data-cursor-x").unwrap().to_string()).collect::<Vec<_>>();
+    let (c1, c2) = (cursors(p1), cursors(p2));
+    assert_eq!(c1.len(), 6, "charts");
+    assert!(c1.iter().zip(&c2).all(|(a, b)| a != b), "chart cursors did not move: {c1:?} vs {c2:?}");
+    // The die timeline shows operations around a moment of random writes.
+    let shown = tags(p2, "data-shown=").map(|t| attr(t, "data-shown").unwrap().parse::<u32>().unwrap()).next();
+    assert!(shown.is_some_and(|n| n > 0), "die timeline empty at t={late}: {shown:?}");
+    // Playing from the start with a breakpoint at the 5th GC victim stops exactly there.
+    let (d, e) = dump_dom(&chrome, &page, "t=0&bp-gc=5&play=1", 20000);
+    assert_clean(&d, &e, "breakpoint");
+    let body = tags(&d, "<body").next().unwrap();
+    let reason = attr(body, "data-stop-reason").unwrap_or_else(|| panic!("did not stop: {body}"));
+    assert!(reason.contains("GC victim #5"), "{reason}");
+    let t_stop: u64 = attr(body, "data-t").unwrap().parse().unwrap();
+    let hit = data.runs.iter().enumerate().find_map(|(k, r)| {
+        let i = r.frames.t_ns.iter().position(|&x| x == t_stop)?;
+        (r.frames.gc_victims[i] >= 5 && i > 0 && r.frames.gc_victims[i - 1] < 5).then_some((k, i))
+    });
+    let (k, i) = hit.unwrap_or_else(|| panic!("t={t_stop}: no run reaches its 5th victim there"));
+    assert_eq!(readout(run_panel(&d, k), "gc_victims"), data.runs[k].frames.gc_victims[i].to_string());
+    let first = data
+        .runs
+        .iter()
+        .filter_map(|r| r.frames.gc_victims.iter().position(|&v| v >= 5).map(|j| r.frames.t_ns[j]))
+        .min();
+    assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, but the 5th victim came first at {first:?}");
+    // A victim with at least k valid units: the first such choice in either run.
+    let k = 300;
+    let (d, e) = dump_dom(&chrome, &page, &format!("t=0&bp-vv={k}&play=1"), 20000);
+    assert_clean(&d, &e, "victim breakpoint");
+    let body = tags(&d, "<body").next().unwrap();
+    let t_stop: u64 = attr(body, "data-t").unwrap().parse().unwrap();
+    assert!(
+        attr(body, "data-stop-reason").is_some_and(|r| r.contains(&format!("victim with &gt;= {k} valid"))),
+        "{body}"
+    );
+    let first = data
+        .runs
+        .iter()
+        .filter_map(|r| r.frames.victims.iter().position(|v| v.iter().any(|v| v.valid >= k)).map(|j| r.frames.t_ns[j]))
+        .filter(|&t| t > 0)
+        .min();
+    assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, the first victim with >= {k} valid is at {first:?}");
+}
+
+/// A device that passes everything through and captures the drive after the `n`-th
+/// wait/settle, as the recorder counts them.
+struct Stopper<'a> {
+    target: &'a mut SimTarget,
+    calls: u64,
+    at: Vec<u64>,
+    got: Vec<(u64, Counters, u64, Vec<BlockRec>)>,
+}
+
+impl Stopper<'_> {
+    fn after_call(&mut self) {
+        self.calls += 1;
+        if self.at.first() == Some(&self.calls) {
+            self.at.remove(0);
+            let ssd = &self.target.ssd;
+            let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
+            let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
+            self.got.push((ssd.now(), ssd.counters(), throttled, blocks));
+        }
+    }
+}
+
+impl Device for Stopper<'_> {
+    fn info(&self) -> DeviceInfo {
+        self.target.info()
+    }
+    fn now_ns(&self) -> u64 {
+        self.target.now_ns()
+    }
+    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
+        self.target.submit(req)
+    }
+    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
+        let r = self.target.wait(deadline_ns);
+        self.after_call();
+        r
+    }
+    fn outstanding(&self) -> usize {
+        self.target.outstanding()
+    }
+    fn hint_next_offset(&mut self, offset_bytes: u64) {
+        self.target.hint_next_offset(offset_bytes)
+    }
+    fn settle(&mut self) {
+        self.target.settle();
+        self.after_call();
+    }
+    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
+        self.target.report_grid(origins_ns, interval_ns)
+    }
+    fn report_point(&mut self) {
+        self.target.report_point()
+    }
+}
+
+#[test]
+fn page_numbers_equal_the_simulators_counters() {
+    let Some(chrome) = chromium() else { return };
+    let dir = temp_dir("counters");
+    let lesson = lessons::find("op-wa").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", "--lesson", "op-wa", "--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    check_against_simulator(&chrome, &dir.join("index.html"), &lesson.runs);
+    // Under a power cap, so that the governor's throttled time is not 0.
+    let mut capped = lesson.runs[0].clone();
+    capped.cfg.power_cap_w = Some(1.7);
+    let job = dir.join("capped.fio");
+    std::fs::write(&job, &capped.job).unwrap();
+    let out = dir.join("capped");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", job.to_str().unwrap(), "--drive", "tiny", "--op", "15%", "--power-cap", "1.7"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let throttled = check_against_simulator(&chrome, &out.join("index.html"), &[capped]);
+    assert!(throttled > 0, "the capped run never throttled: the check is vacuous");
+}
+
+/// Opens `page` at a few moments of each run and compares what it shows with a fresh run of
+/// `specs[k]` stopped there; returns the largest throttled time seen.
+fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec]) -> u64 {
+    let data = embedded(page);
+    let mut max_throttled = 0;
+    for (k, spec) in specs.iter().enumerate() {
+        let f = &data.runs[k].frames;
+        let n = f.t_ns.len();
+        // A few moments with a time of their own (the fragment names a time).
+        let picks: Vec<usize> = [n / 7, n / 3, n / 2, n * 5 / 6]
+            .into_iter()
+            .map(|i| (i..n - 1).find(|&j| f.t_ns[j + 1] > f.t_ns[j]).unwrap())
+            .collect();
+        // Stop a fresh run of the same configuration at those moments.
+        let file = lessons::parse_job(spec, "test").unwrap();
+        let mut s = SimSession::new(spec.cfg.clone()).unwrap();
+        let mut opts = RunOptions::new(spec.cfg.seed);
+        opts.time_scale = 1.0 / s.scale_factor();
+        opts.series_interval_ns = spec.cfg.interval_ns;
+        let mut dev =
+            Stopper { target: &mut s.target, calls: 0, at: picks.iter().map(|&i| f.calls[i]).collect(), got: vec![] };
+        runner::run(&file, &mut dev, &mut opts).unwrap();
+        assert_eq!(dev.got.len(), picks.len());
+        for (&i, (t, c, throttled, blocks)) in picks.iter().zip(&dev.got) {
+            assert_eq!(f.t_ns[i], *t, "run {k} frame {i}: time");
+            max_throttled = max_throttled.max(*throttled);
+            let (dom, err) = dump_dom(chrome, page, &format!("t={t}"), 3000);
+            assert_clean(&dom, &err, "counters");
+            let p = run_panel(&dom, k);
+            let what = format!("run {k} at t={t} (frame {i})");
+            for (key, want) in [
+                ("host_writes", c.host_writes),
+                ("host_reads", c.host_reads),
+                ("host_write_bytes", c.host_write_bytes),
+                ("host_trim_bytes", c.host_trim_bytes),
+                ("nand_write_bytes", c.nand_write_bytes),
+                ("gc_write_bytes", c.gc_write_bytes),
+                ("gc_victims", c.gc_victims),
+                ("erases", c.erases),
+                ("free_blocks", c.free_blocks as u64),
+                ("gc_stall_ns", c.gc_stall_ns),
+                ("throttled_ns", *throttled),
+                ("t_ms", *t),
+            ] {
+                assert_eq!(readout(p, key), want.to_string(), "{what}: {key}");
+            }
+            assert_eq!(readout(p, "energy_j").parse::<f64>().unwrap(), c.energy_j, "{what}: energy");
+            assert_eq!(readout(p, "wa"), format!("{:.4}", c.wa()), "{what}: WA");
+            let want: Vec<(u8, u32, u32, u32)> = blocks.iter().map(|b| (b.state, b.valid, b.erase, b.wp)).collect();
+            assert_eq!(cells(p), want, "{what}: block map");
+        }
+    }
+    max_throttled
+}
