@@ -60,6 +60,27 @@ pub struct RunOptions<'a> {
     /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
     /// at a time; `None` costs one branch per I/O.
     pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+    /// Job sections and groups the drive has run before (a drive restored from a snapshot):
+    /// this run's jobs draw the random streams, and report the group ids, that they would have
+    /// had in one uninterrupted run, so continuing from a snapshot gives the same bytes.
+    pub continued: RunPosition,
+}
+
+/// How many job sections and groups a drive has run, counted over the runs it continued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunPosition {
+    pub jobs: u32,
+    pub groups: u32,
+}
+
+impl RunPosition {
+    /// The position after `file` ran whole from this one.
+    pub fn after(self, file: &JobFile) -> RunPosition {
+        RunPosition {
+            jobs: self.jobs + file.jobs.len() as u32,
+            groups: self.groups + split_groups(&file.jobs).len() as u32,
+        }
+    }
 }
 
 /// One submitted I/O, for I/O logs.
@@ -84,6 +105,7 @@ impl RunOptions<'_> {
             stop: None,
             progress: None,
             on_submit: None,
+            continued: RunPosition::default(),
         }
     }
 }

@@ -17,7 +17,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
     Slot {
         result: JobResult {
             name: spec.name.clone(),
-            groupid: group,
+            groupid: group + opts.continued.groups as usize,
             instances: 0,
             options: spec.options.clone(),
             rw: spec.rw,
@@ -58,7 +58,7 @@ pub(super) fn new_instance(
     opts: &RunOptions,
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
+    rng.set_stream(((job_index as u64 + u64::from(opts.continued.jobs)) << 20) | u64::from(clone));
     let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
