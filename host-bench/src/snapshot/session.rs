@@ -7,7 +7,13 @@ use std::path::Path;
 impl SimSession {
     /// The identity a snapshot of this session's drive carries.
     pub fn identity(&self) -> Identity {
-        let user = self.target.ssd.capacity().user_bytes_full;
+        // As asked (the drive's own figure is rounded to whole units of the scaled drive).
+        let asked = ftl::device::DeviceOptions {
+            user_capacity_bytes: self.cfg.user_capacity_bytes,
+            op: self.cfg.op,
+            ..Default::default()
+        };
+        let user = asked.user_capacity_full(&self.profile).unwrap_or(self.target.ssd.capacity().user_bytes_full);
         Identity::of(&self.cfg, &self.profile, self.scale_divisor, user)
     }
 
