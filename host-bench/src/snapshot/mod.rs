@@ -13,6 +13,7 @@
 //! power setting may differ: a restored drive measures at its own cap ([`SimSsd::set_power_cap`]).
 
 mod identity;
+pub mod precondition;
 mod session;
 
 pub use identity::{profile_hash, Identity};
@@ -35,13 +36,16 @@ const ZSTD_LEVEL: i32 = 1;
 pub struct SteadyStateRecord {
     /// The criterion as SNIA PTS states it.
     pub criterion: String,
+    /// `randwrite-4k`, `seq-128k` or the job file's path.
+    pub workload: String,
     /// Rounds run, each `round_drive_writes` drive writes.
     pub rounds: u32,
     pub round_drive_writes: f64,
     /// IOPS of each round (full-scale figures).
     pub round_iops: Vec<f64>,
     pub reached: bool,
-    /// Rounds of the measurement window when reached: the window's range and slope excursions.
+    /// Rounds (1-based) of the window judged last (the passing one when reached), its range and
+    /// slope excursion in percent of its average.
     pub window: Option<[u32; 2]>,
     pub range_pct: Option<f64>,
     pub slope_excursion_pct: Option<f64>,
