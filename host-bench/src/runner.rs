@@ -15,8 +15,10 @@
 //! # }
 //! ```
 
+mod position;
 mod results;
 mod setup;
+pub use position::RunPosition;
 use setup::{new_instance, new_slot};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,23 +66,6 @@ pub struct RunOptions<'a> {
     /// this run's jobs draw the random streams, and report the group ids, that they would have
     /// had in one uninterrupted run, so continuing from a snapshot gives the same bytes.
     pub continued: RunPosition,
-}
-
-/// How many job sections and groups a drive has run, counted over the runs it continued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RunPosition {
-    pub jobs: u32,
-    pub groups: u32,
-}
-
-impl RunPosition {
-    /// The position after `file` ran whole from this one.
-    pub fn after(self, file: &JobFile) -> RunPosition {
-        RunPosition {
-            jobs: self.jobs + file.jobs.len() as u32,
-            groups: self.groups + split_groups(&file.jobs).len() as u32,
-        }
-    }
 }
 
 /// One submitted I/O, for I/O logs.
