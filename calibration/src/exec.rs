@@ -27,11 +27,15 @@ pub struct RunSettings {
     /// Set (by a signal) to stop: simulations under way end early and are not reported, rows
     /// not started are not run; rows finished before keep their results.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Start every group from this saved drive (`ssdlab drive precondition`) instead of a new
+    /// one: its fill and preconditioning replace the plan's own; a group whose capacity or
+    /// scale differs from the snapshot's is refused.
+    pub from_drive: Option<std::path::PathBuf>,
 }
 
 impl Default for RunSettings {
     fn default() -> Self {
-        RunSettings { scale_divisor: None, seed: 1, stop: None }
+        RunSettings { scale_divisor: None, seed: 1, stop: None, from_drive: None }
     }
 }
 
@@ -131,7 +135,11 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     cfg.user_capacity_bytes = p0.user_capacity_bytes;
     cfg.power_cap_w = p0.power_cap_w;
     cfg.scale_divisor = s.scale_divisor;
-    let mut session = match SimSession::new(cfg) {
+    let built = match &s.from_drive {
+        Some(path) => SimSession::from_snapshot(cfg, path).map(|(x, _)| x),
+        None => SimSession::new(cfg),
+    };
+    let mut session = match built {
         Ok(x) => x,
         Err(e) => return members.iter().map(|&i| (i, Err(e.to_string()))).collect(),
     };
@@ -142,10 +150,12 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     let factor = session.scale_factor();
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
-    if let Err(e) = run_text(&mut session, &fill_job(), s) {
-        return members.iter().map(|&i| (i, Err(format!("fill: {e}")))).collect();
+    if s.from_drive.is_none() {
+        if let Err(e) = run_text(&mut session, &fill_job(), s) {
+            return members.iter().map(|&i| (i, Err(format!("fill: {e}")))).collect();
+        }
     }
-    let mut preconditioned = false;
+    let mut preconditioned = s.from_drive.is_some();
     for &i in members {
         let p = &plans[i];
         if p.phase == Phase::Random && p.steady && !preconditioned {

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 /// Life cycle of a die-block: Free -> Open (being written) -> Closed (full) -> Victim (data
 /// relocated, erase pending) -> Free.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum BlockState {
     Free = 0,
@@ -17,6 +17,7 @@ pub enum BlockState {
 }
 
 /// All die-blocks.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct BlockTable {
     pub state: Vec<BlockState>,
     /// Valid (live-mapped) MUs.

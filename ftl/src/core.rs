@@ -18,7 +18,7 @@ pub const HOST: usize = 0;
 pub const GC: usize = 1;
 
 /// NAND work the core asks the device to carry out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreEvent {
     /// A program unit is complete and can be programmed on `die` into `block`.
     Program { die: u32, block: u32, mus: u32, host_mus: u32, stream: u8 },
@@ -27,7 +27,7 @@ pub enum CoreEvent {
 }
 
 /// Cumulative counters, in mapping units.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FtlStats {
     pub host_write_mus: u64,
     pub host_trim_mus: u64,
@@ -51,6 +51,7 @@ impl FtlStats {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Stream {
     /// Open block of this stream on each die (NONE if none). An open block always has room:
     /// it leaves `open` the moment its last unit is placed.
@@ -65,7 +66,7 @@ struct Stream {
 }
 
 /// Settings of the logical FTL.
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub struct CoreConfig {
     pub user_mus: u32,
     pub policy: GcPolicy,
@@ -80,6 +81,7 @@ pub struct CoreConfig {
 }
 
 /// The mapping tables, block table and write streams.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FtlCore {
     pub layout: Layout,
     pub cfg: CoreConfig,
@@ -146,7 +148,7 @@ fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> O
 const GC_PREFETCH_PER_COMMAND: u32 = 12;
 
 /// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 struct Ahead {
     victim: u32,
     wl: u32,

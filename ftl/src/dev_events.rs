@@ -17,7 +17,7 @@ pub(crate) enum Class {
 }
 
 /// A FIFO on a `Vec` and a read cursor ([`nand_model::consumed`]).
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 struct Fifo<E> {
     buf: Vec<(SimTime, u64, E)>,
     head: usize,
@@ -54,7 +54,7 @@ impl<E: Copy> Fifo<E> {
     }
 }
 
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub(crate) struct DevEvents<E> {
     q: [Fifo<E>; 4],
     seq: u64,

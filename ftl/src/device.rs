@@ -29,7 +29,7 @@ use nand_model::{Flash, NandDone, NandOp, SimTime};
 use std::collections::VecDeque;
 
 /// Host command kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HostOp {
     Read,
     Write,
@@ -90,7 +90,7 @@ pub struct DeviceOptions {
 }
 
 /// Sizes the device was built with, full-scale and simulated.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct Capacity {
     /// full raw / simulated raw.
     pub scale_factor: f64,
@@ -106,7 +106,7 @@ pub struct Capacity {
 }
 
 /// Cumulative counters of a device, for results and time series.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct Counters {
     pub host_read_bytes: u64,
     pub host_write_bytes: u64,
@@ -165,13 +165,13 @@ pub const HINT_LOOKAHEAD: usize = 8;
 /// the second stage also runs well before the command arrives).
 const HINT_STAGE: usize = HINT_LOOKAHEAD / 2;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) enum DevEvent {
     Dispatch(u32),
     Done(u32),
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct Cmd {
     tag: u64,
     op: HostOp,
@@ -191,7 +191,7 @@ const PARTIAL_HEAD: u8 = 1;
 /// The command's last unit (not also its first) is written only partly.
 const PARTIAL_TAIL: u8 = 2;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct PuRec {
     block: u32,
     die: u32,
@@ -202,7 +202,7 @@ pub(crate) struct PuRec {
 }
 
 /// Progress of the GC victim being relocated, paced against host writes.
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct Pacing {
     victim: u32,
     /// Word lines the victim holds.
@@ -225,7 +225,7 @@ impl Pacing {
 }
 
 /// What stops host writes at the moment, for stall-time accounting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stall {
     None,
     Buffer(SimTime),
@@ -233,6 +233,7 @@ pub(crate) enum Stall {
 }
 
 /// The simulated SSD.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct SimSsd {
     pub core: FtlCore,
     pub(crate) flash: Flash,

@@ -2,7 +2,7 @@
 //! The write frontier asks that question for every program unit; scanning up to 128 dies one by
 //! one for an open block or a free block was a visible share of the per-I/O cost.
 
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct DieMask {
     words: Vec<u64>,
     dies: u32,

@@ -19,7 +19,7 @@ use crate::config::GcPolicy;
 pub const CB_BATCH_DIVISOR: usize = 256;
 
 /// Victim chooser with the state the policies keep between picks.
-#[derive(Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct VictimChooser {
     /// Cost-benefit candidates, best last.
     batch: Vec<u32>,

@@ -13,7 +13,7 @@ use nand_model::{FastDiv, Geometry};
 pub const NONE: u32 = u32::MAX;
 
 /// Dimensions the FTL works with, derived from the (possibly scaled) geometry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub geo: Geometry,
     pub mu_bytes: u32,

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 /// A prefetched LPN range whose NAND reads are `pending` (0 = in DRAM).
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 struct Group {
     pending: u32,
     /// Commands waiting for this group's data.
@@ -30,7 +30,7 @@ const STREAMS: usize = 8;
 
 /// Read-ahead state of one drive: up to `STREAMS` (8) streams are recognised, the one that last
 /// continued itself owns the window.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct ReadAhead {
     window_mus: u32,
     /// The LPN after each recent stream's last read (u32::MAX: unused), replaced round-robin.

@@ -12,7 +12,7 @@
 //! here; the device issues the reads and admits the writes.
 
 /// Reads in flight and the writes waiting for them.
-#[derive(Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Default)]
 pub(crate) struct RmwReads {
     /// (LPN, read id) of each read in flight; few at a time (at most two per queued command).
     inflight: Vec<(u32, u32)>,

@@ -6,7 +6,7 @@
 /// ring of 64-bit words (bit `seq % capacity`), so finding the new watermark or the first
 /// pending sequence of a range scans a word at a time. Bits of sequences outside `base..next`
 /// are always clear.
-#[derive(Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
 pub struct InOrderTracker {
     base: u64,
     next: u64,

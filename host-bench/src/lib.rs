@@ -14,6 +14,7 @@ pub mod report;
 pub mod runner;
 pub mod sim;
 pub mod simrun;
+pub mod snapshot;
 pub mod stats;
 pub mod suites;
 pub mod sweep;

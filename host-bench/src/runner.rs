@@ -18,12 +18,14 @@
 
 mod instance;
 mod iolog_source;
+mod position;
 mod rate;
 mod results;
 mod setup;
 use instance::{Instance, Source, LOOKAHEAD};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
+pub use position::RunPosition;
 use setup::{new_instance, new_slot};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -70,6 +72,10 @@ pub struct RunOptions<'a> {
     /// Receives every measured completion (fio's bandwidth, IOPS and latency logs), in
     /// completion order, a few thousand at a time; `None` costs one branch per I/O.
     pub on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+    /// Job sections and groups the drive has run before (a drive restored from a snapshot):
+    /// this run's jobs draw the random streams, and report the group ids, that they would have
+    /// had in one uninterrupted run, so continuing from a snapshot gives the same bytes.
+    pub continued: RunPosition,
 }
 
 /// One measured completion, for fio's per-I/O logs.
@@ -108,6 +114,7 @@ impl RunOptions<'_> {
             progress: None,
             on_submit: None,
             on_complete: None,
+            continued: RunPosition::default(),
         }
     }
 }

@@ -56,6 +56,17 @@ impl SimTarget {
         }
     }
 
+    /// The sampling phase: (interval, time of the next interval sample), ns.
+    pub fn sampling(&self) -> (u64, u64) {
+        (self.sample_interval_ns, self.next_sample_ns)
+    }
+
+    /// Continues the sampling phase of a saved drive (see [`SimTarget::sampling`]).
+    pub fn set_sampling(&mut self, interval_ns: u64, next_ns: u64) {
+        self.sample_interval_ns = interval_ns.max(1);
+        self.next_sample_ns = next_ns;
+    }
+
     /// Samples kept (interval samples, needed drain samples and report points), by time.
     pub fn samples(&self) -> Vec<CounterSample> {
         let mut v: Vec<CounterSample> = self.samples.iter().chain(&self.points).chain(&self.idle).copied().collect();

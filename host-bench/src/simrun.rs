@@ -7,7 +7,9 @@ use crate::explore::{Observed, Recorder};
 use crate::job::JobFile;
 use crate::limits::LimitShares;
 use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
-use crate::runner::{run, CompletedIo, JobResult, RunError, RunOptions, RunProgress, RunResult, SubmittedIo};
+use crate::runner::{
+    run, CompletedIo, JobResult, RunError, RunOptions, RunPosition, RunProgress, RunResult, SubmittedIo,
+};
 use crate::sim::{CounterSample, SimTarget};
 use crate::stats::SampleSummary;
 use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
@@ -74,6 +76,8 @@ pub enum SimError {
     PowerState { drive: String, index: usize, last: usize, states: String },
     #[error("--power-cap {0} W is out of range (allowed a finite number > 0)")]
     PowerCap(f64),
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
 }
 
 /// Meter interval: fine enough to split short (scaled) jobs, ns.
@@ -128,6 +132,9 @@ pub struct SimSession {
     pub scale_divisor: u32,
     /// The cap in force, W (`None` = uncapped).
     pub power_cap_w: Option<f64>,
+    /// Job sections and groups the drive ran before this session's runs (restored from a
+    /// snapshot, or a sweep's shared preconditioning); [`SimSession::run`] continues from it.
+    pub position: RunPosition,
 }
 
 /// Power figures of a span of simulated time.
@@ -152,9 +159,20 @@ impl SimSession {
     }
 
     fn build(cfg: SimConfig, track_sequence: bool) -> Result<SimSession, SimError> {
+        let (profile, opts) = Self::prepare(&cfg, track_sequence)?;
+        let ssd =
+            SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
+        Ok(Self::with_drive(cfg, profile, &opts, ssd))
+    }
+
+    /// The profile and device options `cfg` asks for (checked: power state, cap).
+    pub(crate) fn prepare(
+        cfg: &SimConfig,
+        track_sequence: bool,
+    ) -> Result<(ValidatedProfile, DeviceOptions), SimError> {
         let profile = profile::load(&cfg.drive)?;
         let scale_divisor = cfg.scale_divisor.unwrap_or_else(|| auto_scale(&profile));
-        let power_cap_w = resolve_cap(&cfg, &profile)?;
+        let power_cap_w = resolve_cap(cfg, &profile)?;
         let opts = DeviceOptions {
             scale_divisor,
             user_capacity_bytes: cfg.user_capacity_bytes,
@@ -166,10 +184,20 @@ impl SimSession {
             power_cap_w,
             power_meter_interval_ns: Some(cfg.interval_ns.clamp(1, METER_INTERVAL_NS)),
         };
-        let ssd =
-            SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
+        Ok((profile, opts))
+    }
+
+    /// A session around a drive already built (or restored) for `cfg`.
+    pub(crate) fn with_drive(cfg: SimConfig, profile: ValidatedProfile, opts: &DeviceOptions, ssd: SimSsd) -> Self {
         let target = SimTarget::new(ssd, profile.profile.name.clone(), cfg.interval_ns);
-        Ok(SimSession { cfg, profile, target, scale_divisor, power_cap_w })
+        SimSession {
+            cfg,
+            profile,
+            target,
+            scale_divisor: opts.scale_divisor,
+            power_cap_w: opts.power_cap_w,
+            position: RunPosition::default(),
+        }
     }
 
     /// full raw / simulated raw.
@@ -229,6 +257,7 @@ impl SimSession {
         opts.progress = progress;
         opts.on_submit = on_submit;
         opts.on_complete = on_complete;
+        opts.continued = self.position;
         match recorder {
             None => run(job, &mut self.target, &mut opts),
             Some(rec) => run(job, &mut Observed { target: &mut self.target, rec }, &mut opts),

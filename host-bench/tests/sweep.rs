@@ -16,6 +16,7 @@ fn spec() -> SweepSpec {
         power_states: vec![None, Some(2)],
         power_caps_w: vec![None, Some(1.6)],
         seeds: 2,
+        precondition_once: false,
     }
 }
 

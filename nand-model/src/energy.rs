@@ -62,7 +62,7 @@ impl EnergyConfig {
 }
 
 /// Validated power draws in watts; energies follow by multiplying with simulated durations.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct Energy {
     /// Per plane.
     pub read_w: f64,

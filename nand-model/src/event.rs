@@ -8,6 +8,7 @@ use std::collections::BinaryHeap;
 
 /// `key` packs `(time, seq)` into one integer (time in the high half), so ordering an entry is a
 /// single comparison on the heap's hot path.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Entry<E> {
     key: u128,
     event: E,
@@ -38,6 +39,7 @@ impl<E> Ord for Entry<E> {
 }
 
 /// Min-heap of timed events with FIFO order among equal times.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,

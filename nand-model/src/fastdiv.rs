@@ -3,7 +3,7 @@
 //! write (`ppn -> block`). For 32-bit dividends, n / d = (ceil(2^64 / d) * n) >> 64 exactly
 //! (Lemire, Kaser & Kurz 2019, "Faster remainder by direct computation").
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FastDiv {
     d: u32,
     /// ceil(2^64 / d); 0 stands for d = 1 (2^64 does not fit).

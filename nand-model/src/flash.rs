@@ -22,7 +22,7 @@ use crate::timing::Timing;
 use std::collections::VecDeque;
 
 /// Array operation kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpKind {
     Read,
     Program,
@@ -30,7 +30,7 @@ pub enum OpKind {
 }
 
 /// One operation on one die. `tag` is the caller's, returned in the completion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NandOp {
     pub tag: u64,
     pub kind: OpKind,
@@ -92,7 +92,7 @@ pub struct NandDone {
 }
 
 /// Counters over the whole run.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct FlashStats {
     pub reads: u64,
     pub programs: u64,
@@ -106,7 +106,7 @@ pub struct FlashStats {
     pub op_energy_j: f64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 struct Running {
     op: NandOp,
     start: SimTime,
@@ -115,7 +115,7 @@ struct Running {
     suspends: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Debug, Default)]
 struct Die {
     running: Option<Running>,
     /// Bumped whenever `running.end` moves (suspend), so its stale end event is ignored.
@@ -131,7 +131,7 @@ struct Die {
     plane_reads: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 enum Event {
     /// The running op of `die` ends (if `generation` is still current).
     DieDone { die: u32, generation: u32 },
@@ -145,6 +145,7 @@ enum Event {
 }
 
 /// The NAND array: dies, channels, their queues and the event queue that orders completions.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Flash {
     geo: Geometry,
     timing: Timing,
@@ -199,6 +200,26 @@ impl Flash {
     /// Installs (or removes) the power governor. Call before the first submit.
     pub fn set_governor(&mut self, g: Option<Governor>) {
         self.governor = g.map(Box::new);
+    }
+
+    /// Changes the power cap of an idle array's governor (see [`Governor::set_cap`]).
+    pub fn set_power_cap(&mut self, cap_w: Option<f64>, now: SimTime) -> Result<(), crate::GovernorError> {
+        if self.queued != 0 || !self.events.is_empty() || self.dies.iter().any(|d| d.running.is_some()) {
+            return Err(crate::GovernorError::Setting {
+                name: "cap_w",
+                value: cap_w.unwrap_or(0.0),
+                allowed: "a change only while the NAND is idle",
+            });
+        }
+        match self.governor.as_mut() {
+            Some(g) => g.set_cap(cap_w, now),
+            None if cap_w.is_none() => Ok(()),
+            None => Err(crate::GovernorError::Setting {
+                name: "cap_w",
+                value: cap_w.unwrap_or(0.0),
+                allowed: "none on a drive built without a power meter",
+            }),
+        }
     }
 
     pub fn governor(&self) -> Option<&Governor> {

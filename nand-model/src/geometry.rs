@@ -105,7 +105,7 @@ impl GeometryConfig {
 
 /// Validated geometry with derived quantities. Pages per block and bits per cell already reflect
 /// SLC mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     pub cell: CellType,
     pub slc_mode: bool,

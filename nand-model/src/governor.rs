@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 pub const RING_BINS: usize = 128;
 
 /// How the governor is set up; built by the device from the profile's `[power]` section.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct GovernorConfig {
     /// Cap on the drive's average power, W; `None` = meter only, nothing is ever delayed.
     pub cap_w: Option<f64>,
@@ -72,7 +72,7 @@ pub enum GovernorError {
 }
 
 /// One closed entry of the power series.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct PowerInterval {
     /// Start of the interval, ns.
     pub start_ns: SimTime,
@@ -85,7 +85,7 @@ pub struct PowerInterval {
 }
 
 /// Totals of the governor and meter.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct GovernorStats {
     /// Ops that had to wait.
     pub held_ops: u64,
@@ -98,7 +98,7 @@ pub struct GovernorStats {
 }
 
 /// Token bucket + peak credits + wait list + meter.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Governor {
     cfg: GovernorConfig,
     /// Bucket refill, W (= cap - baseline); 0 when uncapped.
@@ -172,6 +172,29 @@ impl Governor {
 
     pub fn config(&self) -> &GovernorConfig {
         &self.cfg
+    }
+
+    /// Changes the cap of an idle governor (no op running or waiting), keeping the meter and
+    /// the totals: a drive restored from a snapshot, or a sweep point forked from a shared
+    /// preconditioned state, runs its measured jobs at its own power setting. The bucket starts
+    /// full at `now`, as after any idle spell longer than the window.
+    pub fn set_cap(&mut self, cap_w: Option<f64>, now: SimTime) -> Result<(), GovernorError> {
+        if self.active_ops != 0 || self.waiting_len() != 0 || self.wake_at.is_some() {
+            return Err(GovernorError::Setting {
+                name: "cap_w",
+                value: cap_w.unwrap_or(0.0),
+                allowed: "a change only while no op runs or waits",
+            });
+        }
+        let fresh = Governor::new(GovernorConfig { cap_w, ..self.cfg }, 0)?;
+        self.cfg = fresh.cfg;
+        self.rate_w = fresh.rate_w;
+        self.depth_j = fresh.depth_j;
+        self.tokens_j = fresh.depth_j;
+        self.tokens_at = now;
+        self.credit_w = fresh.credit_w;
+        self.active_w = 0.0;
+        Ok(())
     }
 
     pub fn capped(&self) -> bool {
@@ -365,11 +388,12 @@ impl Governor {
 pub const MAX_SERIES_INTERVALS: usize = 1 << 18;
 
 /// Energy in fixed bins, closed as time passes.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 struct Meter {
     bin_ns: SimTime,
     interval_bins: SimTime,
     baseline_w: f64,
+    #[serde(with = "ring_serde")]
     ring: [f64; RING_BINS],
     /// Absolute index of the oldest open bin.
     base: SimTime,
@@ -377,6 +401,21 @@ struct Meter {
     series: Vec<PowerInterval>,
     /// Throttled total at the start of the open interval.
     interval_thr0: SimTime,
+}
+
+/// The meter's ring as a sequence (serde derives arrays only up to 32 elements).
+mod ring_serde {
+    use super::RING_BINS;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(ring: &[f64; RING_BINS], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(ring.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; RING_BINS], D::Error> {
+        let v = Vec::<f64>::deserialize(d)?;
+        v.try_into().map_err(|v: Vec<f64>| D::Error::invalid_length(v.len(), &"the meter's ring of bins"))
+    }
 }
 
 impl Meter {

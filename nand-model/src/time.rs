@@ -30,7 +30,7 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> SimTime {
 
 /// [`transfer_ns`] over one link, remembering the last size: a run moves one or two sizes, so
 /// the division is skipped on the per-operation path.
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub struct TransferTimer {
     bytes_per_s: u64,
     last: (u32, SimTime),

@@ -7,7 +7,7 @@ use crate::time::SimTime;
 
 /// Reserved busy intervals `[start, end)`, sorted and disjoint: `busy[head..]` are the live ones
 /// (a `Vec` and a cursor, see [`crate::consumed`]).
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 pub struct Timeline {
     busy: Vec<(SimTime, SimTime)>,
     head: usize,

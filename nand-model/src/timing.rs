@@ -160,7 +160,7 @@ impl TimingConfig {
 }
 
 /// Validated timing in integer nanoseconds, for the array mode in use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     /// tR by page type (index = page type; unused types repeat the last).
     pub t_r_ns: [SimTime; 4],

@@ -87,7 +87,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let opts = FitOptions {
         params: params_sel,
-        settings: RunSettings { scale_divisor, seed: a.seed, stop: Some(interrupt_flag()) },
+        settings: RunSettings { scale_divisor, seed: a.seed, stop: Some(interrupt_flag()), from_drive: None },
         max_iter: a.max_iter,
         ..Default::default()
     };

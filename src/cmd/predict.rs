@@ -47,6 +47,10 @@ pub struct PredictArgs {
     /// Also write predict.json, predict.txt and predict.svg here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Measure on a drive saved by `drive precondition` (or `run --save-drive`) instead of
+    /// predict's own fill and preconditioning; what-ifs must keep its capacity and scale.
+    #[arg(long)]
+    pub from_drive: Option<PathBuf>,
 }
 
 /// One `--whatif` value; `Err` names the key and what is allowed.
@@ -97,8 +101,13 @@ pub fn run(a: PredictArgs) -> Result<(), CliError> {
     for w in &whatifs {
         predict::apply(&base.plan, w).map_err(CliError::bad_input)?;
     }
-    let report = predict::predict(&base, &whatifs, a.seeds, &RunSettings { scale_divisor, seed: a.seed, stop: None })
-        .map_err(CliError::failed)?;
+    let report = predict::predict(
+        &base,
+        &whatifs,
+        a.seeds,
+        &RunSettings { scale_divisor, seed: a.seed, stop: None, from_drive: a.from_drive.clone() },
+    )
+    .map_err(CliError::failed)?;
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = render::table(&report);
     if let Some(dir) = &a.out {

@@ -36,6 +36,12 @@ pub struct RunArgs {
     /// Stamp written blocks and check them on reads (real target).
     #[arg(long, requires = "target")]
     pub verify: bool,
+    /// After the run, save the simulated drive's complete state here (docs/snapshots.md).
+    #[arg(long, conflicts_with = "target")]
+    pub save_drive: Option<PathBuf>,
+    /// Start from a drive saved by --save-drive or `drive precondition` instead of a new one.
+    #[arg(long, conflicts_with = "target")]
+    pub from_drive: Option<PathBuf>,
 }
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
@@ -50,6 +56,9 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     if let Some(p) = &a.timeseries {
         super::preflight::check_output_file("--timeseries", p)?;
     }
+    if let Some(p) = &a.save_drive {
+        super::preflight::check_output_file("--save-drive", p)?;
+    }
     let stop = interrupt_flag();
     let pb = progress_bar("run");
     let mut on_progress = |p: RunProgress| {
@@ -61,7 +70,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
-        let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
+        let mut s = match &a.from_drive {
+            Some(p) => SimSession::from_snapshot(cfg, p).map_err(CliError::bad_input)?.0,
+            None => SimSession::new(cfg).map_err(CliError::bad_input)?,
+        };
         let mut logs = super::iolog::IologFiles::create(&file, None)?;
         let mut perf = super::iolog::PerfLogs::create(&file)?;
         let (logging, perf_logging) = (logs.any(), perf.any());
@@ -75,6 +87,9 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             .map_err(CliError::failed)?;
         logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
         perf.finish()?;
+        if let Some(p) = &a.save_drive {
+            save_drive(&mut s, &file, &r, p)?;
+        }
         let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, csvs)
@@ -87,6 +102,25 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     if result.interrupted {
         return Err(CliError::failed("interrupted; partial results written"));
     }
+    Ok(())
+}
+
+/// Saves the drive after a finished run (an interrupted one is not saved: its last group did
+/// not run to the end, so no run could continue it as if uninterrupted).
+fn save_drive(s: &mut SimSession, file: &JobFile, r: &RunResult, path: &std::path::Path) -> Result<(), CliError> {
+    if r.interrupted {
+        eprintln!("ssdlab: --save-drive {}: not saved, the run was interrupted", path.display());
+        return Ok(());
+    }
+    s.position = s.position.after(file);
+    let frozen = s.freeze(format!("ssdlab run {}", file.file), None);
+    let bytes = frozen.write(path).map_err(CliError::failed)?;
+    eprintln!(
+        "ssdlab: drive saved to {} ({:.1} MB; state {:.1} MB before compression)",
+        path.display(),
+        bytes as f64 / 1e6,
+        frozen.encoded_bytes() as f64 / 1e6
+    );
     Ok(())
 }
 

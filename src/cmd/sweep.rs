@@ -70,6 +70,14 @@ pub struct SweepArgs {
     /// Only write DIR/sweep.sbatch and DIR/merge.sh, for submitting by hand.
     #[arg(long, conflicts_with_all = ["shard", "resume", "threads"])]
     pub slurm_script_only: bool,
+    /// Precondition every point on its own (the old way) instead of once per user capacity and
+    /// seed with the power settings forked from that drive (docs/sweeps.md).
+    #[arg(long)]
+    pub precondition_each: bool,
+    /// Keep the preconditioned drives of a forked sweep as snapshots in DIR, shared by shards
+    /// (the Slurm script sets OUT/drives); a drive already there is loaded, not rebuilt.
+    #[arg(long, value_name = "DIR")]
+    pub drive_cache: Option<PathBuf>,
     /// Seconds between squeue polls while following the job.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub slurm_poll: f64,
@@ -156,7 +164,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         Ok(())
     };
     let stop = interrupt_flag();
-    let control = SweepControl { threads, stop: Some(&stop), done, on_done: &report };
+    let control = SweepControl { threads, stop: Some(&stop), done, on_done: &report, cache: a.drive_cache.as_deref() };
     let t = sweep::run_with(&spec, &file, shard, &control).map_err(|e| match e {
         SweepError::Config(SimError::Device { .. }) | SweepError::Config(_) => CliError::bad_input(e),
         e => sweep_error(e),
@@ -205,6 +213,7 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
         })?,
         power_caps_w: list(&a.power_cap, "--power-cap", parse_watts)?,
         seeds: a.seeds.max(1),
+        precondition_once: !a.precondition_each,
     };
     let shard = match &a.shard {
         Some(s) => Shard::parse(s).map_err(|e| CliError::bad_input(format!("--shard {s}: {e}")))?,

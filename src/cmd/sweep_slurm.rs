@@ -112,6 +112,9 @@ fn grid_args(a: &SweepArgs) -> Vec<String> {
     if a.ignore_unsupported {
         v.push("--ignore-unsupported".into());
     }
+    if a.precondition_each {
+        v.push("--precondition-each".into());
+    }
     v
 }
 

@@ -52,7 +52,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         None => None,
     };
     let stop = interrupt_flag();
-    let settings = RunSettings { scale_divisor, seed: a.seed, stop: Some(stop) };
+    let settings = RunSettings { scale_divisor, seed: a.seed, stop: Some(stop), from_drive: None };
     let report = validate::validate_anchored(&rows, baseline.as_deref(), &settings);
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);

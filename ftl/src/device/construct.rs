@@ -2,6 +2,22 @@
 
 use super::*;
 
+impl DeviceOptions {
+    /// The user capacity at full scale these options give `p`, bytes.
+    pub fn user_capacity_full(&self, p: &ValidatedProfile) -> Result<u64, DeviceError> {
+        Ok(match (self.user_capacity_bytes, self.op) {
+            (Some(u), _) => u,
+            (None, Some(op)) => {
+                if !(op > 0.0 && op <= 10.0) {
+                    return Err(DeviceError::Op(op * 100.0));
+                }
+                (p.geometry.raw_bytes() as f64 / (1.0 + op)) as u64
+            }
+            (None, None) => p.profile.host.user_capacity_bytes,
+        })
+    }
+}
+
 impl SimSsd {
     pub fn new(p: &ValidatedProfile, opts: &DeviceOptions) -> Result<SimSsd, DeviceError> {
         let prof = &p.profile;
@@ -9,16 +25,7 @@ impl SimSsd {
         let mu = prof.controller.mapping_unit_bytes;
         let layout = Layout::new(geo, mu).map_err(|e| e.advise_scale(&p.geometry, mu))?;
         let raw_full = p.geometry.raw_bytes();
-        let user_full = match (opts.user_capacity_bytes, opts.op) {
-            (Some(u), _) => u,
-            (None, Some(op)) => {
-                if !(op > 0.0 && op <= 10.0) {
-                    return Err(DeviceError::Op(op * 100.0));
-                }
-                (raw_full as f64 / (1.0 + op)) as u64
-            }
-            (None, None) => prof.host.user_capacity_bytes,
-        };
+        let user_full = opts.user_capacity_full(p)?;
         let user_mus = ((user_full as f64 / factor) as u64 / mu as u64) as u32;
         let blocks = layout.blocks;
         let pct_blocks = |pct: f64| (blocks as f64 * pct / 100.0).ceil() as u32;
@@ -116,5 +123,25 @@ impl SimSsd {
             hint_pos: 0,
             rmw: RmwReads::default(),
         })
+    }
+}
+
+impl SimSsd {
+    /// Runs the drive until nothing is in flight (no host command outstanding is required):
+    /// buffered programs, the GC they trigger and erases all finish.
+    pub fn drain(&mut self) {
+        debug_assert_eq!(self.outstanding, 0);
+        self.next_completion(None);
+    }
+
+    /// Sets the power cap of a drained drive (see [`SimSsd::drain`]): a restored or forked
+    /// drive measures at its own power setting. The governor's meter and totals carry on.
+    pub fn set_power_cap(&mut self, cap_w: Option<f64>) -> Result<(), DeviceError> {
+        Ok(self.flash.set_power_cap(cap_w, self.now)?)
+    }
+
+    /// The cap the governor holds now, W (`None` = uncapped or no governor).
+    pub fn power_cap_w(&self) -> Option<f64> {
+        self.flash.governor().and_then(|g| g.config().cap_w)
     }
 }

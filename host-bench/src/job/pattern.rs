@@ -384,12 +384,12 @@ impl IoPattern {
                 }
                 let align = self.align_bytes[d];
                 let last_start = self.span_bytes - u64::from(len);
-                let choices = last_start / align + 1;
+                let choices = div(last_start, align) + 1;
                 let r = std::mem::replace(&mut self.draws[self.draw_next], self.rng.next_u64());
                 // Prefetch for the draw used DRAW_AHEAD I/Os from now, assuming the same size.
-                map.prefetch(scaled(self.draws[self.draw_next], choices) * align / unit);
+                map.prefetch(rescale(scaled(self.draws[self.draw_next], choices), align, unit));
                 self.draw_next = (self.draw_next + 1) % DRAW_AHEAD;
-                let drawn = scaled(r, choices) * align / unit;
+                let drawn = rescale(scaled(r, choices), align, unit);
                 let block = map.free_at_or_after(drawn).unwrap_or(drawn);
                 let marked = map.mark_run(block, u64::from(len).div_ceil(unit)).max(1);
                 let fits = (marked * unit).min(u64::from(len)) as u32;
@@ -435,7 +435,7 @@ impl IoPattern {
         let align = self.align_bytes[d];
         let last_start = self.span_bytes - u64::from(len);
         let slot = match &self.sampler {
-            Sampler::Uniform => return below(&mut self.rng, last_start / align + 1) * align,
+            Sampler::Uniform => return below(&mut self.rng, div(last_start, align) + 1) * align,
             Sampler::Zoned(zones) => {
                 let pick = below(&mut self.rng, 100) as u32;
                 let zone = zones.iter().find(|z| pick < z.0).or(zones.last());
@@ -571,6 +571,24 @@ fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Samp
 #[inline]
 pub(crate) fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
     scaled(rng.next_u64(), n)
+}
+
+/// `a / b`, as a shift when `b` is a power of two (block sizes nearly always are): a 64-bit
+/// divide costs tens of cycles, several times per random I/O otherwise. Same result.
+#[inline(always)]
+fn div(a: u64, b: u64) -> u64 {
+    if b.is_power_of_two() {
+        a >> b.trailing_zeros()
+    } else {
+        a / b
+    }
+}
+
+/// `slot * align / unit` (slot in units of `align`, result in units of `unit`; `slot * align`
+/// lies inside the region, so it does not overflow).
+#[inline(always)]
+fn rescale(slot: u64, align: u64, unit: u64) -> u64 {
+    div(slot * align, unit)
 }
 
 /// A random word mapped to 0..n (multiply-shift).

@@ -17,7 +17,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
     Slot {
         result: JobResult {
             name: spec.name.clone(),
-            groupid: group,
+            groupid: group + opts.continued.groups as usize,
             instances: 0,
             options: spec.options.clone(),
             rw: spec.rw,
@@ -58,7 +58,9 @@ pub(super) fn new_instance(
     opts: &RunOptions,
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    rng.set_stream(((job_index as u64) << 20) | u64::from(clone));
+    // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
+    let job_no = job_index as u64 + u64::from(opts.continued.jobs);
+    rng.set_stream((job_no << 20) | u64::from(clone));
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -97,7 +99,7 @@ pub(super) fn new_instance(
         issued_ios: 0,
         rate: {
             let mut r = ChaCha8Rng::seed_from_u64(opts.seed);
-            r.set_stream((1 << 62) | ((job_index as u64) << 20) | u64::from(clone));
+            r.set_stream((1 << 62) | (job_no << 20) | u64::from(clone));
             // A replayed log keeps its own pace.
             rate::RateState::new(spec, r).filter(|_| !replay)
         },

@@ -8,6 +8,8 @@
 //! scheduling, on the number of threads, or on how the grid was sharded.
 
 pub mod checkpoint;
+pub mod fork;
+mod parallel;
 pub mod plot;
 pub mod slurm;
 
@@ -18,8 +20,7 @@ use nand_model::rng::{RngStreams, StreamId};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 /// File names of a sweep directory.
 pub const TABLE_CSV: &str = "sweep.csv";
@@ -41,6 +42,10 @@ pub struct SweepSpec {
     pub power_caps_w: Vec<Option<f64>>,
     /// Seeds per configuration.
     pub seeds: u32,
+    /// Precondition once per user capacity and seed, then fork the power settings from that
+    /// drive ([`fork`]); false = every point preconditions itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub precondition_once: bool,
 }
 
 /// One point of the grid.
@@ -161,7 +166,7 @@ impl SweepSpec {
         pts
     }
 
-    fn config(&self, p: &Point) -> SimConfig {
+    pub(crate) fn config(&self, p: &Point) -> SimConfig {
         let mut c = self.base.clone();
         c.seed = p.seed;
         c.user_capacity_bytes = p.user_capacity_bytes.or(self.base.user_capacity_bytes);
@@ -207,13 +212,19 @@ pub fn run_point_until(
     if r.interrupted {
         return Ok(None);
     }
-    let v = s.json(&r, false);
+    row_of(&s, &r, p).map(Some)
+}
+
+/// The table row of point `p` from its session and run: the file's last job.
+pub fn row_of(s: &SimSession, r: &crate::runner::RunResult, p: &Point) -> Result<Row, SweepError> {
+    let err = |message: String| SweepError::Run { index: p.index, message };
+    let v = s.json(r, false);
     let jobs = v["jobs"].as_array().cloned().unwrap_or_default();
     let j = jobs.last().ok_or_else(|| err("the job file has no jobs".into()))?;
     let x = &j["ssdlab"];
     let f = |v: &serde_json::Value| r6(v.as_f64().unwrap_or(0.0));
     let p99 = |dir: &str| r6(j[dir]["clat_ns"]["percentile"]["99.000000"].as_f64().unwrap_or(0.0) / 1e3);
-    Ok(Some(Row {
+    Ok(Row {
         index: p.index,
         drive: s.profile.profile.name.clone(),
         user_capacity_bytes: x["user_capacity_bytes"].as_u64().unwrap_or(0),
@@ -233,7 +244,7 @@ pub fn run_point_until(
         iops_per_w: f(&x["iops_per_w"]),
         energy_per_io_uj: f(&x["energy_per_io_uj"]),
         throttled_pct: f(&x["throttled_pct"]),
-    }))
+    })
 }
 
 /// Runs the points of `shard` on `threads` threads; rows come back in index order.
@@ -248,7 +259,7 @@ pub fn run(
         on_done(r);
         Ok(())
     };
-    run_with(spec, job, shard, &SweepControl { threads, stop: None, done: Vec::new(), on_done: &report })
+    run_with(spec, job, shard, &SweepControl { threads, stop: None, done: Vec::new(), on_done: &report, cache: None })
 }
 
 /// How a sweep runs besides its grid: threads, a stop token, points already finished.
@@ -262,6 +273,9 @@ pub struct SweepControl<'a> {
     /// Called from the worker threads with each row as it finishes (checkpoint, progress); an
     /// error fails the sweep.
     pub on_done: &'a (dyn Fn(&Row) -> Result<(), SweepError> + Sync),
+    /// Where forked sweeps keep their preconditioned drives as snapshots, shared by shards
+    /// ([`fork`]); `None` = in memory only.
+    pub cache: Option<&'a Path>,
 }
 
 /// [`run`] with a stop token and earlier rows.
@@ -270,30 +284,12 @@ pub fn run_with(spec: &SweepSpec, job: &JobFile, shard: Shard, c: &SweepControl)
     let grid = spec.grid();
     let have: std::collections::HashSet<usize> = c.done.iter().map(|r| r.index).collect();
     let points: Vec<&Point> = grid.iter().filter(|p| shard.contains(p.index) && !have.contains(&p.index)).collect();
-    let stopped = || c.stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Result<Row, SweepError>>> = Mutex::new(Vec::with_capacity(points.len()));
-    std::thread::scope(|sc| {
-        for _ in 0..c.threads.clamp(1, points.len().max(1)) {
-            sc.spawn(|| loop {
-                if stopped() {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = points.get(i) else { break };
-                let r = match run_point_until(spec, job, p, c.stop) {
-                    Ok(None) => break,
-                    Ok(Some(row)) => (c.on_done)(&row).map(|()| row),
-                    Err(e) => Err(e),
-                };
-                if let Ok(mut v) = results.lock() {
-                    v.push(r);
-                }
-            });
-        }
-    });
+    let results = match fork::split(job).filter(|_| spec.precondition_once) {
+        Some((prefix, suffix)) => parallel::forked(spec, &prefix, &suffix, &points, c),
+        None => parallel::each(spec, job, &points, c),
+    };
     let mut rows = c.done.clone();
-    for r in results.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))? {
+    for r in results? {
         rows.push(r?);
     }
     rows.sort_by_key(|r| r.index);
@@ -451,6 +447,7 @@ mod tests {
             power_states: vec![Some(0), Some(2)],
             power_caps_w: vec![None],
             seeds: 2,
+            precondition_once: false,
         }
     }
 

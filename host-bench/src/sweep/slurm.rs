@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub const SCRIPT: &str = "sweep.sbatch";
 pub const MERGE_SCRIPT: &str = "merge.sh";
 pub const LOG_DIR: &str = "logs";
+/// Preconditioned drives the shards of a forked sweep share (`sweep::fork`).
+pub const DRIVE_CACHE: &str = "drives";
 
 /// sbatch options the script sets unless `--slurm-args` gives the same option.
 const DEFAULTS: [(&str, &str); 5] = [
@@ -140,13 +142,14 @@ impl SlurmJob {
         s += &format!(
             "if [ -f \"$SHARD/{cp}/sweep.json\" ]; then\n\
              \x20   # A requeued task: run only the points its earlier run did not finish.\n\
-             \x20   \"$SSDLAB\" sweep --resume \"$SHARD\" --threads \"$THREADS\" &\n\
+             \x20   \"$SSDLAB\" sweep --resume \"$SHARD\" --threads \"$THREADS\" --drive-cache \"$OUT/{dc}\" &\n\
              else\n\
              \x20   \"$SSDLAB\" sweep {} \\\n\
-             \x20       --threads \"$THREADS\" --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --out \"$SHARD\" &\n\
+             \x20       --threads \"$THREADS\" --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --out \"$SHARD\" --drive-cache \"$OUT/{dc}\" &\n\
              fi\n",
             args.join(" "),
             cp = checkpoint::DIR_NAME,
+            dc = DRIVE_CACHE,
         );
         s += "child=$!\n\n\
               # Slurm's warning before the time limit (--signal=B:USR1@60) asks the task to stop\n\
@@ -288,7 +291,7 @@ mod tests {
             "#SBATCH -c 4\n",
             "#SBATCH --output='/scratch/u/sweep out/logs/shard-%a.log'\n",
             "SSDLAB=/opt/ssdlab/bin/ssdlab\n",
-            "--shard \"$SLURM_ARRAY_TASK_ID/4\" --out \"$SHARD\" &\n",
+            "--shard \"$SLURM_ARRAY_TASK_ID/4\" --out \"$SHARD\" --drive-cache \"$OUT/drives\" &\n",
             "sweep --resume \"$SHARD\"",
             "scontrol requeue",
         ] {

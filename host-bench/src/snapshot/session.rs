@@ -1,0 +1,72 @@
+//! Sessions and snapshots: saving the drive of a session, and a session on a saved drive.
+
+use super::{Frozen, Identity, Sampling, SnapshotError, SnapshotMeta, SteadyStateRecord};
+use crate::simrun::{SimConfig, SimError, SimSession};
+use std::path::Path;
+
+impl SimSession {
+    /// The identity a snapshot of this session's drive carries.
+    pub fn identity(&self) -> Identity {
+        // As asked (the drive's own figure is rounded to whole units of the scaled drive).
+        let asked = ftl::device::DeviceOptions {
+            user_capacity_bytes: self.cfg.user_capacity_bytes,
+            op: self.cfg.op,
+            ..Default::default()
+        };
+        let user = asked.user_capacity_full(&self.profile).unwrap_or(self.target.ssd.capacity().user_bytes_full);
+        Identity::of(&self.cfg, &self.profile, self.scale_divisor, user)
+    }
+
+    /// The drive as it is now, frozen in memory (the session's [`SimSession::position`] is what
+    /// a continuing run will number from: advance it past the jobs run before freezing).
+    pub fn freeze(&self, made_by: String, steady_state: Option<SteadyStateRecord>) -> Frozen {
+        let ssd = &self.target.ssd;
+        let c = ssd.counters();
+        let meta = SnapshotMeta {
+            identity: self.identity(),
+            seed: self.cfg.seed,
+            power_state: self.cfg.power_state,
+            power_cap_w: self.power_cap_w,
+            position: self.position,
+            sim_time_ns: ssd.now(),
+            host_write_bytes: c.host_write_bytes,
+            drive_writes: c.host_write_bytes as f64 / ssd.capacity().user_bytes_sim.max(1) as f64,
+            made_by,
+            steady_state,
+        };
+        let (interval_ns, next_ns) = self.target.sampling();
+        Frozen::new(meta, ssd, Sampling { interval_ns, next_ns })
+    }
+
+    /// A session on the drive frozen in `frozen` (named `source` in errors), built as `cfg`
+    /// asks: refused unless `cfg` describes the same drive ([`Identity::check`]). When `cfg`'s
+    /// power cap differs from the one the drive was saved at, the drive first finishes what it
+    /// has in flight (as the runner lets it settle before every job group), then the cap changes.
+    pub fn thaw(cfg: SimConfig, frozen: &Frozen, source: &str) -> Result<SimSession, SimError> {
+        let (profile, opts) = Self::prepare(&cfg, false)?;
+        let device = |source| SimError::Device { drive: cfg.drive.clone(), source };
+        let user = opts.user_capacity_full(&profile).map_err(device)?;
+        let want = Identity::of(&cfg, &profile, opts.scale_divisor, user);
+        frozen
+            .meta
+            .identity
+            .check(&want)
+            .map_err(|message| SnapshotError::Refused { path: source.to_string(), message })?;
+        let (mut ssd, sampling) = frozen.thaw(source)?;
+        if ssd.power_cap_w() != opts.power_cap_w {
+            ssd.drain();
+            ssd.set_power_cap(opts.power_cap_w).map_err(device)?;
+        }
+        let mut s = Self::with_drive(cfg, profile, &opts, ssd);
+        s.target.set_sampling(sampling.interval_ns, sampling.next_ns);
+        s.position = frozen.meta.position;
+        Ok(s)
+    }
+
+    /// [`SimSession::thaw`] from a snapshot file.
+    pub fn from_snapshot(cfg: SimConfig, path: &Path) -> Result<(SimSession, SnapshotMeta), SimError> {
+        let frozen = Frozen::read(path)?;
+        let s = Self::thaw(cfg, &frozen, &path.display().to_string())?;
+        Ok((s, frozen.meta))
+    }
+}
