@@ -73,7 +73,7 @@ fn drive_show_accepts_a_path() {
 }
 
 /// Runs `drive show` on a broken copy of tiny.toml; returns the single stderr line.
-fn bad_profile(dir: &PathBuf, file: &str, from: &str, to: &str) -> String {
+fn bad_profile(dir: &std::path::Path, file: &str, from: &str, to: &str) -> String {
     let good = ftl::profile::EMBEDDED.iter().find(|(n, _)| *n == "tiny").map(|(_, t)| *t).unwrap_or_default();
     assert!(good.contains(from), "tiny.toml has no `{from}`");
     let path = dir.join(file);

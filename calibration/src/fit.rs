@@ -254,6 +254,8 @@ fn round_param(p: Param, v: f64) -> f64 {
 
 /// Solves (JᵀJ + λ diag(JᵀJ)) δ = -Jᵀr; `jac[j][i]` = d r_i / d x_j. Columns without any
 /// sensitivity stay put.
+// Gaussian elimination reads one row while it updates another: indices say it plainest.
+#[allow(clippy::needless_range_loop)]
 fn lm_step(jac: &[Vec<f64>], res: &[f64], lambda: f64) -> Vec<f64> {
     let n = jac.len();
     let mut a = vec![vec![0.0; n + 1]; n];

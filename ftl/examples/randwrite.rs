@@ -51,7 +51,7 @@ fn main() {
             d.submit(tag, HostOp::Write, rng.gen_range(0..blocks) * bs as u64, bs).unwrap();
             tag += 1;
         }
-        if done % (total / 10).max(1) == 0 {
+        if done.is_multiple_of((total / 10).max(1)) {
             let c = d.counters();
             let dt = (d.now() - t_last) as f64 / 1e9;
             let wa = (c.nand_write_bytes - c_last.nand_write_bytes) as f64

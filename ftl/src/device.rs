@@ -378,7 +378,7 @@ impl SimSsd {
         } else {
             let head = offset as u32 & mu_mask != 0 || (first == last && len & mu_mask != 0);
             let tail = first != last && (offset + len as u64) as u32 & mu_mask != 0;
-            head as u8 * PARTIAL_HEAD | tail as u8 * PARTIAL_TAIL
+            (head as u8 * PARTIAL_HEAD) | (tail as u8 * PARTIAL_TAIL)
         };
         let cmd = Cmd {
             tag,

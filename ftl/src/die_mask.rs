@@ -82,7 +82,7 @@ mod tests {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    let (ia, ib) = (x % 11 == 0, x % 13 == 0);
+                    let (ia, ib) = (x.is_multiple_of(11), x.is_multiple_of(13));
                     a[d as usize] = ia;
                     b[d as usize] = ib;
                     ma.set(d, ia);

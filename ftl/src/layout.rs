@@ -74,7 +74,7 @@ pub fn scaled_erase_fraction(full: &Geometry, scaled: &Geometry) -> f64 {
 
 impl Layout {
     pub fn new(geo: Geometry, mu_bytes: u32) -> Result<Layout, LayoutError> {
-        if mu_bytes == 0 || geo.page_bytes % mu_bytes != 0 {
+        if mu_bytes == 0 || !geo.page_bytes.is_multiple_of(mu_bytes) {
             return Err(LayoutError::MappingUnit { mu: mu_bytes, page: geo.page_bytes });
         }
         let mus_per_page = geo.page_bytes / mu_bytes;

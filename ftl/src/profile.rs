@@ -162,7 +162,7 @@ pub fn validate(profile: DriveProfile, file: &str) -> Result<ValidatedProfile, P
             format!("less than the raw NAND minus reserved blocks ({} bytes)", usable as u64),
         )));
     }
-    if profile.host.user_capacity_bytes % profile.controller.mapping_unit_bytes as u64 != 0 {
+    if !profile.host.user_capacity_bytes.is_multiple_of(profile.controller.mapping_unit_bytes as u64) {
         return Err(inv(ConfigError::new(
             "host.user_capacity_bytes",
             profile.host.user_capacity_bytes,

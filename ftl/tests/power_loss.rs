@@ -117,6 +117,8 @@ fn snapshot(d: &SimSsd) -> Snapshot {
 }
 
 /// One seed: run to a random instant, cut, check, run on. Returns the LPNs lost (PLP off).
+// Compares three tables entry by entry, by LPN.
+#[allow(clippy::needless_range_loop)]
 fn cut_and_check(seed: u64, plp: bool) -> u64 {
     let mut w = Workload::new(seed, plp);
     let cut_ns = w.rng.gen_range(200_000_000..2_500_000_000u64);

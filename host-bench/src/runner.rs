@@ -68,15 +68,20 @@ pub struct RunOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(RunProgress)>,
     /// Receives every submitted I/O (fio's `write_iolog`), in submission order, a few thousand
     /// at a time; `None` costs one branch per I/O.
-    pub on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
+    pub on_submit: Option<SubmitHook<'a>>,
     /// Receives every measured completion (fio's bandwidth, IOPS and latency logs), in
     /// completion order, a few thousand at a time; `None` costs one branch per I/O.
-    pub on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+    pub on_complete: Option<CompleteHook<'a>>,
     /// Job sections and groups the drive has run before (a drive restored from a snapshot):
     /// this run's jobs draw the random streams, and report the group ids, that they would have
     /// had in one uninterrupted run, so continuing from a snapshot gives the same bytes.
     pub continued: RunPosition,
 }
+
+/// Receives submitted I/Os in batches (see [`RunOptions::on_submit`]).
+pub type SubmitHook<'a> = &'a mut dyn FnMut(&[SubmittedIo]);
+/// Receives measured completions in batches (see [`RunOptions::on_complete`]).
+pub type CompleteHook<'a> = &'a mut dyn FnMut(&[CompletedIo]);
 
 /// One measured completion, for fio's per-I/O logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,6 +321,8 @@ struct GroupRun {
 }
 
 impl GroupRun {
+    // The group's place in the file and on the clock: each argument is a different fact.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         file: &JobFile,
         members: &[usize],

@@ -8,7 +8,7 @@ use crate::job::JobFile;
 use crate::limits::LimitShares;
 use crate::report::{fio_json, series_csv, ExtraColumn, JsonOptions};
 use crate::runner::{
-    run, CompletedIo, JobResult, RunError, RunOptions, RunPosition, RunProgress, RunResult, SubmittedIo,
+    run, CompleteHook, JobResult, RunError, RunOptions, RunPosition, RunProgress, RunResult, SubmitHook,
 };
 use crate::sim::{CounterSample, SimTarget};
 use crate::stats::SampleSummary;
@@ -223,8 +223,8 @@ impl SimSession {
         job: &JobFile,
         stop: Option<&'a AtomicBool>,
         progress: Option<&'a mut dyn FnMut(RunProgress)>,
-        on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
-        on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+        on_submit: Option<SubmitHook<'a>>,
+        on_complete: Option<CompleteHook<'a>>,
     ) -> Result<RunResult, RunError> {
         self.run_with(job, stop, progress, on_submit, on_complete, None)
     }
@@ -246,8 +246,8 @@ impl SimSession {
         job: &JobFile,
         stop: Option<&'a AtomicBool>,
         progress: Option<&'a mut dyn FnMut(RunProgress)>,
-        on_submit: Option<&'a mut dyn FnMut(&[SubmittedIo])>,
-        on_complete: Option<&'a mut dyn FnMut(&[CompletedIo])>,
+        on_submit: Option<SubmitHook<'a>>,
+        on_complete: Option<CompleteHook<'a>>,
         recorder: Option<&mut Recorder>,
     ) -> Result<RunResult, RunError> {
         let mut opts = RunOptions::new(self.cfg.seed);

@@ -177,7 +177,7 @@ fn gzip_and_zstd_streams() {
     std::fs::write(&zst, zstd::encode_all(&plain[..], 3).unwrap()).unwrap();
     let want = read("alibaba.csv", "alibaba");
     for p in [gz, zst] {
-        let (got, _) = read_all(&[p.clone()], &TraceFormat::Alibaba, ReadOptions::default()).unwrap();
+        let (got, _) = read_all(std::slice::from_ref(&p), &TraceFormat::Alibaba, ReadOptions::default()).unwrap();
         assert_eq!(got, want, "{}", p.display());
     }
     // Several files are one trace, times on the first one's clock.

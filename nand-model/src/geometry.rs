@@ -77,7 +77,7 @@ impl GeometryConfig {
         check_u64("geometry.blocks_per_plane", self.blocks_per_plane.into(), 1, 1 << 20)?;
         check_u64("geometry.pages_per_block", self.pages_per_block.into(), 1, 1 << 16)?;
         let bits = self.cell.bits_per_cell();
-        if self.pages_per_block % bits != 0 {
+        if !self.pages_per_block.is_multiple_of(bits) {
             return Err(ConfigError::new(
                 "geometry.pages_per_block",
                 self.pages_per_block,

@@ -457,7 +457,7 @@ impl Meter {
             let iv = &mut self.series[idx];
             iv.nand_j += e;
             iv.peak_w = iv.peak_w.max(w);
-            if self.base % self.interval_bins == 0 {
+            if self.base.is_multiple_of(self.interval_bins) {
                 let t_end = self.base * self.bin_ns;
                 let thr = closed_ns + since.map_or(0, |s| t_end.saturating_sub(s));
                 // Added, not set: after `decimate` an open interval already holds its first half's.

@@ -131,7 +131,7 @@ pub fn parse_capacity(s: &str) -> Result<u64, String> {
         _ => return Err(format!("unknown unit '{unit}' (allowed B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)")),
     };
     let v = n * mult;
-    if !(v >= 1.0 && v < 1e17) {
+    if !(1.0..1e17).contains(&v) {
         return Err("out of range (allowed 1 B ..= 100 PB)".into());
     }
     Ok(v as u64)

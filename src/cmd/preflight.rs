@@ -35,7 +35,7 @@ pub fn available_memory() -> Option<(u64, &'static str)> {
     // SAFETY: getrlimit writes one rlimit struct we own.
     if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0 && lim.rlim_cur != libc::RLIM_INFINITY {
         let used = kib_field(&status, "VmSize:").unwrap_or(0);
-        offer(Some((lim.rlim_cur as u64).saturating_sub(used)), "the address-space limit (ulimit -v)");
+        offer(Some(lim.rlim_cur.saturating_sub(used)), "the address-space limit (ulimit -v)");
     }
     best
 }

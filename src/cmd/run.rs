@@ -79,9 +79,8 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         let (logging, perf_logging) = (logs.any(), perf.any());
         let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
         let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
-        let on_submit: Option<&mut dyn FnMut(&[runner::SubmittedIo])> = if logging { Some(&mut log_io) } else { None };
-        let on_complete: Option<&mut dyn FnMut(&[runner::CompletedIo])> =
-            if perf_logging { Some(&mut log_done) } else { None };
+        let on_submit: Option<runner::SubmitHook> = if logging { Some(&mut log_io) } else { None };
+        let on_complete: Option<runner::CompleteHook> = if perf_logging { Some(&mut log_done) } else { None };
         let r = s
             .run_logged(&file, Some(&stop), Some(&mut on_progress), on_submit, on_complete)
             .map_err(CliError::failed)?;
@@ -187,7 +186,6 @@ fn run_real(
         // fio's verify phase (do_verify): read back what was written; checked by the target.
         runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
     }
-    drop(ro);
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
     perf.finish()?;
     let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });

@@ -69,12 +69,14 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// One bar: label, anchored value, its interval, the absolute simulated value.
+type Bar = (String, f64, Option<(f64, f64)>, f64);
+
 /// Bars: the measured baseline, then each what-if's anchored figure with its interval as an
 /// error bar and its absolute simulated figure as a tick.
 pub fn svg(r: &PredictReport) -> String {
     let b = &r.baseline;
-    let mut bars: Vec<(String, f64, Option<(f64, f64)>, f64)> =
-        vec![("baseline (measured)".into(), b.measured, None, b.simulated.mean)];
+    let mut bars: Vec<Bar> = vec![("baseline (measured)".into(), b.measured, None, b.simulated.mean)];
     for w in &r.whatifs {
         bars.push((w.whatif.clone(), w.anchored.value, Some((w.anchored.low, w.anchored.high)), w.simulated.mean));
     }

@@ -128,7 +128,7 @@ impl Run {
             }
         }
         self.completed += 1;
-        if self.completed % self.check_every == 0 {
+        if self.completed.is_multiple_of(self.check_every) {
             self.check_all()?;
         }
         Ok(())

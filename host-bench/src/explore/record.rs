@@ -286,7 +286,7 @@ impl Recorder {
     fn thin(&mut self) {
         let n = self.frames.t_ns.len();
         let keep: Vec<usize> =
-            std::iter::once(0).chain((2..n).step_by(2)).chain((n % 2 == 0).then_some(n - 1)).collect();
+            std::iter::once(0).chain((2..n).step_by(2)).chain(n.is_multiple_of(2).then_some(n - 1)).collect();
         // Frame k of the result covers old frames (prev kept + 1)..=k.
         let mut out = Frames::default();
         let mut from = 0usize;

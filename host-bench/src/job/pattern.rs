@@ -17,7 +17,7 @@
 //! the region); at its end the map is cleared and sequential I/O restarts at the region start.
 //!
 //! Non-random offsets follow fio's per-direction positions, `rw=...:N` modifiers, and strided
-//! zones (see [`super::seqpos`]). As in fio, a non-random offset at or past the end of the
+//! zones (see `job/seqpos.rs`). As in fio, a non-random offset at or past the end of the
 //! region ends the loop early (`rw=write:4k` writes half of `size`); a time-based job, or one
 //! with an explicit `io_size`, starts a new pass instead.
 

@@ -201,7 +201,7 @@ impl RealTarget {
 
     fn check(&self, req: &IoRequest) -> Result<(), DeviceError> {
         let lbs = u64::from(self.lbs);
-        if req.len_bytes == 0 || req.offset_bytes % lbs != 0 || u64::from(req.len_bytes) % lbs != 0 {
+        if req.len_bytes == 0 || !req.offset_bytes.is_multiple_of(lbs) || u64::from(req.len_bytes) % lbs != 0 {
             return Err(DeviceError::Misaligned {
                 offset_bytes: req.offset_bytes,
                 len_bytes: req.len_bytes,
@@ -209,7 +209,7 @@ impl RealTarget {
             });
         }
         let end = req.offset_bytes.checked_add(u64::from(req.len_bytes));
-        if end.map_or(true, |e| e > self.capacity) {
+        if end.is_none_or(|e| e > self.capacity) {
             return Err(DeviceError::OutOfRange {
                 offset_bytes: req.offset_bytes,
                 len_bytes: req.len_bytes,

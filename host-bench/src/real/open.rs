@@ -44,7 +44,7 @@ fn validate(o: &RealOptions) -> Result<(), RealError> {
     if o.queue_depth == 0 || o.queue_depth > QUEUE_DEPTH_MAX {
         return Err(invalid(&o.path, format!("queue_depth {} not in 1..={QUEUE_DEPTH_MAX}", o.queue_depth)));
     }
-    if o.max_block_bytes == 0 || o.max_block_bytes % 4096 != 0 {
+    if o.max_block_bytes == 0 || !o.max_block_bytes.is_multiple_of(4096) {
         return Err(invalid(&o.path, format!("max_block_bytes {} is not a multiple of 4096", o.max_block_bytes)));
     }
     if let Some(l) = o.logical_block_bytes {
@@ -149,7 +149,7 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
         (len, o.logical_block_bytes.unwrap_or(4096))
     };
     let l = u64::from(lbs);
-    if o.offset_bytes % l != 0 {
+    if !o.offset_bytes.is_multiple_of(l) {
         return Err(invalid(
             path,
             format!("offset_bytes {} is not a multiple of the {lbs}-byte block", o.offset_bytes),
@@ -170,7 +170,7 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
         }
         file.set_len(end).map_err(io_err(path, "extending the file"))?;
     }
-    if o.max_block_bytes % lbs != 0 {
+    if !o.max_block_bytes.is_multiple_of(lbs) {
         return Err(invalid(path, format!("max_block_bytes {} is not a multiple of {lbs}", o.max_block_bytes)));
     }
     let qd = o.queue_depth as usize;

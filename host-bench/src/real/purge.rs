@@ -64,7 +64,7 @@ pub fn nvme_shrink_namespace(
 ) -> Result<CommandPlan, String> {
     let (ctrl, nsid) = nvme_controller_of(namespace_dev)
         .ok_or_else(|| format!("{namespace_dev}: not an NVMe namespace path like /dev/nvme0n1"))?;
-    if lba_bytes == 0 || user_capacity_bytes % u64::from(lba_bytes) != 0 {
+    if lba_bytes == 0 || !user_capacity_bytes.is_multiple_of(u64::from(lba_bytes)) {
         return Err(format!(
             "{namespace_dev}: user capacity {user_capacity_bytes} is not a multiple of the \
              {lba_bytes}-byte LBA size"

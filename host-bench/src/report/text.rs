@@ -28,8 +28,8 @@ pub fn normal_text(result: &RunResult) -> String {
 fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
     let _ = writeln!(out, "{}: (groupid={}, jobs={}): err= 0", job.name, job.groupid, job.instances);
     if job.unified_rw != UnifiedRw::Mixed {
-        for d in 0..3 {
-            dir_text(out, job, d, DIR_NAMES[d], dir_summary(job, d, run));
+        for (d, name) in DIR_NAMES.iter().enumerate() {
+            dir_text(out, job, d, name, dir_summary(job, d, run));
         }
     }
     if job.unified_rw != UnifiedRw::None {

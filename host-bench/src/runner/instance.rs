@@ -4,6 +4,9 @@
 use super::*;
 
 /// Where a job instance's I/Os come from.
+// The pattern is the common case and sits on the per-I/O path; a job has few instances, so its
+// size costs nothing and a box would cost an indirection per I/O.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Source {
     Pattern(IoPattern),
     /// fio `read_iolog`.

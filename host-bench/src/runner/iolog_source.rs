@@ -66,7 +66,7 @@ impl IologSource {
                 rec.len_bytes, self.capacity_bytes
             ));
         }
-        if offset % lbs != 0 || rec.len_bytes % lbs != 0 || rec.len_bytes > u64::from(u32::MAX) {
+        if !offset.is_multiple_of(lbs) || rec.len_bytes % lbs != 0 || rec.len_bytes > u64::from(u32::MAX) {
             return Err(format!(
                 "{file}:{line}: entry at offset {offset} of {} bytes is not in whole {lbs}-byte blocks (replay_align rounds offsets)",
                 rec.len_bytes

@@ -61,7 +61,7 @@ impl IntervalPoint {
 pub const MAX_SERIES_POINTS: usize = 1 << 16;
 
 /// Accumulates completions into fixed intervals; O(1) per record, one push per interval. A run
-/// longer than [`MAX_SERIES_POINTS`] intervals gets coarser intervals (see [`IntervalPoint::merge`]).
+/// longer than [`MAX_SERIES_POINTS`] intervals gets coarser intervals (see `IntervalPoint::merge`).
 #[derive(Clone, Debug)]
 pub struct SeriesRecorder {
     interval_ns: u64,

@@ -50,11 +50,14 @@ pub enum SuiteError {
     Target(String),
 }
 
+/// Receives a suite's progress: what it is doing and the fraction done (0..=1).
+pub type SuiteProgress<'a> = &'a mut dyn FnMut(&str, f64);
+
 /// Caller controls shared by every suite: Ctrl-C and progress (suite-level fraction 0..=1).
 #[derive(Default)]
 pub struct Ctl<'a> {
     pub stop: Option<&'a AtomicBool>,
-    pub progress: Option<&'a mut dyn FnMut(&str, f64)>,
+    pub progress: Option<SuiteProgress<'a>>,
 }
 
 impl Ctl<'_> {
@@ -81,7 +84,7 @@ pub fn runtime_opt(seconds: f64) -> String {
 
 /// fio size string for a block size in bytes ("512", "4k", "1024k").
 pub fn bs_str(bytes: u32) -> String {
-    if bytes % 1024 == 0 {
+    if bytes.is_multiple_of(1024) {
         format!("{}k", bytes / 1024)
     } else {
         bytes.to_string()

@@ -176,7 +176,7 @@ impl Segment {
                     mean_us: avg(&|p| p.lat.mean_us),
                     p99_999_us: avg(&|p| p.lat.p99_999_us),
                     max_us: r6(w.iter().filter_map(|r| r.get(i)).map(|p| p.lat.max_us).fold(0.0, f64::max)),
-                    write_amplification: w.iter().filter_map(|r| r.get(i)?.write_amplification).last().map(r6),
+                    write_amplification: w.iter().filter_map(|r| r.get(i)?.write_amplification).next_back().map(r6),
                 }
             })
             .collect()

@@ -340,7 +340,7 @@ pub fn to_csv(t: &Table) -> String {
 }
 
 /// Writes `sweep.csv`, `sweep.json` (and `shard.json` for a shard) and the plots into `dir`. Each
-/// table file is written whole (see [`write_whole`]); `sweep.json` comes after `sweep.csv`, so a
+/// table file is written whole (see `write_whole`); `sweep.json` comes after `sweep.csv`, so a
 /// complete `sweep.json` means the directory's table is complete.
 pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> {
     let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };

@@ -180,9 +180,9 @@ impl TraceReader {
                 self.counts.empty += 1;
                 continue;
             }
-            let keep = self.opts.volume.map_or(true, |v| volume == Some(v))
-                && self.opts.window_start_ns.map_or(true, |s| rec.time_ns >= s)
-                && self.opts.window_end_ns.map_or(true, |e| rec.time_ns < e);
+            let keep = self.opts.volume.is_none_or(|v| volume == Some(v))
+                && self.opts.window_start_ns.is_none_or(|s| rec.time_ns >= s)
+                && self.opts.window_end_ns.is_none_or(|e| rec.time_ns < e);
             if !keep {
                 self.counts.filtered += 1;
                 continue;

@@ -302,7 +302,7 @@ pub fn replay(
         if let Some(c) = dev.wait(deadline)? {
             acc.complete(&c);
             completions += 1;
-            if completions % CHECK_EVERY == 0 {
+            if completions.is_multiple_of(CHECK_EVERY) {
                 if opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                     interrupted = true;
                     pending = None;

@@ -100,7 +100,7 @@ pub fn trace_stats(reader: &mut TraceReader, interval_ns: u64) -> Result<TraceSt
     let interval_ns = interval_ns.max(1);
     let mut s = TraceStats { interval_s: interval_ns as f64 / 1e9, ..Default::default() };
     let mut chunks: HashMap<u64, Chunk> = HashMap::new();
-    let mut sizes = vec![0u64; 24];
+    let mut sizes = [0u64; 24];
     let (mut gaps, mut rewrite) = (Histogram::new(), Histogram::new());
     let (mut last_t, mut end_t) = (None::<u64>, 0u64);
     let (mut written_units, mut overwrites) = (0u64, 0u64);

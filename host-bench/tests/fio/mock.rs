@@ -71,7 +71,7 @@ impl Device for MockDevice {
 
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
         let b = u64::from(self.block_bytes);
-        if req.offset_bytes % b != 0 || u64::from(req.len_bytes) % b != 0 || req.len_bytes == 0 {
+        if !req.offset_bytes.is_multiple_of(b) || u64::from(req.len_bytes) % b != 0 || req.len_bytes == 0 {
             return Err(DeviceError::Misaligned {
                 offset_bytes: req.offset_bytes,
                 len_bytes: req.len_bytes,
