@@ -161,7 +161,9 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         }
         panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
     }
-    let dir = work_dir();
+    // Its own subdirectory: it removes it at the end while the other tests still use theirs.
+    let dir = work_dir().join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     for case in CASES {
