@@ -106,7 +106,10 @@ pub struct PowerConfig {
     pub states_w: Vec<f64>,
     /// Controller, DRAM and PHY baseline while active but idle, W.
     pub controller_idle_w: f64,
-    /// Controller datapath + PCIe energy per host byte moved, pJ/byte.
+    /// Controller datapath energy per byte a NAND operation moves to or from the controller
+    /// (PCIe, DRAM staging, LDPC and NAND I/O), pJ/byte. Host reads and writes and GC's
+    /// relocated bytes alike: GC data passes the same decode/encode path, though not PCIe, so
+    /// for GC this is an upper bound. Reported energy and the governor charge the same bytes.
     #[serde(default = "d_host_pj")]
     pub host_pj_per_byte: f64,
     /// Averaging window of the power governor's token bucket, us. NVMe's Maximum Power is the

@@ -350,12 +350,15 @@ impl SimSsd {
         c
     }
 
-    /// Energy since power-on: NAND operations and standby, controller baseline, host datapath.
+    /// Energy since power-on: NAND operations and standby, controller baseline, and the
+    /// datapath energy of every byte NAND operations moved (host and GC data alike, the bytes
+    /// the power governor charges; before, only host bytes were reported while the governor
+    /// charged GC's too).
     pub fn energy_j(&self) -> f64 {
-        let host_bytes = self.counters.host_read_bytes + self.counters.host_write_bytes;
+        let moved = self.flash.stats().bytes_read + self.core.stats.nand_write_mus() * self.mu_bytes as u64;
         self.flash.energy_j(self.now)
             + self.controller_idle_w * self.now as f64 * 1e-9
-            + self.host_j_per_byte * host_bytes as f64
+            + self.host_j_per_byte * moved as f64
     }
 
     /// Queues a host command at the current time.

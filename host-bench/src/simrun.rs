@@ -332,7 +332,8 @@ impl SimSession {
             return PowerSpan::default();
         }
         let pw = &self.profile.profile.power;
-        let host_w = pw.host_pj_per_byte * 1e-12 * (d.host_read_bytes + d.host_write_bytes) as f64 / secs;
+        // The datapath energy of every byte NAND operations moved (as `SimSsd::energy_j`).
+        let host_w = pw.host_pj_per_byte * 1e-12 * (d.nand_read_bytes + d.nand_write_bytes) as f64 / secs;
         let floor_w =
             pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
         let (mut nand_peak, mut thr) = (0.0f64, 0u64);

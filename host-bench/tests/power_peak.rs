@@ -20,3 +20,30 @@ fn peak_power_is_at_least_the_average() {
         assert!(avg > 0.0 && peak >= avg, "peak {peak} W below average {avg} W");
     }
 }
+
+/// The datapath energy reported is that of every byte NAND operations moved, GC's relocation
+/// included, as the power governor charges it (it used to count host bytes only, so a
+/// GC-heavy random write reported far less power than the governor budgeted).
+#[test]
+fn reported_datapath_energy_counts_gc_bytes() {
+    let text = "[fill]\nrw=write\nbs=128k\niodepth=16\nsize=100%\n\
+                [rw]\nstonewall\nrw=randwrite\nbs=4k\niodepth=8\nsize=100%\nloops=2\n";
+    let job = parse_str(text, "dp.fio", &ParseOptions::default()).unwrap();
+    let mut s = SimSession::new(SimConfig::new("tiny", 1)).unwrap();
+    s.run(&job, None, None).unwrap();
+    let d = &s.target.ssd;
+    let c = d.counters();
+    let pw = &s.profile.profile.power;
+    let secs = d.now() as f64 * 1e-9;
+    let datapath_j = d.energy_j() - d.flash().energy_j(d.now()) - pw.controller_idle_w * secs;
+    let per_byte = pw.host_pj_per_byte * 1e-12;
+    let moved = (c.nand_read_bytes + c.nand_write_bytes) as f64;
+    let host = (c.host_read_bytes + c.host_write_bytes) as f64;
+    assert!(c.nand_write_bytes as f64 > 1.5 * c.host_write_bytes as f64, "no GC: {c:?}");
+    assert!(
+        (datapath_j - per_byte * moved).abs() <= 1e-9 * datapath_j.max(1.0),
+        "{datapath_j} J vs {} J",
+        per_byte * moved
+    );
+    assert!(datapath_j > 1.5 * per_byte * host, "GC bytes not charged: {datapath_j} J");
+}
