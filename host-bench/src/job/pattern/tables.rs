@@ -1,0 +1,85 @@
+//! The per-job tables an [`IoPattern`](super::IoPattern) is built from: block-size tables,
+//! the offset sampler of the distribution, and whether offsets cover the region once per loop.
+//! Construction only; nothing here runs per I/O.
+
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+
+use super::super::randmap::{FullPeriod, RandomMap};
+use super::super::zipf::{ParetoSampler, ZipfSampler};
+use super::super::{Distribution, JobSpec, RandomGenerator, SizeSpec};
+use super::{Coverage, Sampler};
+
+/// fio's rules for the random map: uniform distribution only, blockalign equal to the block
+/// size; `lfsr` replaces the map by a full-period sequence (fixed block size only, like fio).
+pub(super) fn coverage(
+    spec: &JobSpec,
+    bs_table: &[Box<[(u32, u32)]>; 3],
+    align_bytes: &[u64; 3],
+    blocks: u64,
+    rng: &mut ChaCha8Rng,
+) -> Coverage {
+    let uniform = matches!(spec.distribution, Distribution::Uniform);
+    let min_bs = |d: usize| bs_table[d].iter().map(|e| u64::from(e.0)).min().unwrap_or(4096);
+    let aligned = (0..3).all(|d| align_bytes[d] == min_bs(d));
+    if !spec.rw.is_random() || !uniform || blocks == 0 {
+        // (Coverage only applies to the uniform sampler: the other samplers draw ranks.)
+        return Coverage::None;
+    }
+    match spec.random_generator {
+        RandomGenerator::Lfsr => Coverage::Sequence(FullPeriod::new(blocks, rng.next_u64(), rng.next_u64())),
+        _ if spec.norandommap || !aligned => Coverage::None,
+        _ => Coverage::Map(RandomMap::new(blocks)),
+    }
+}
+
+/// Block-size table of a direction: its bssplit, else its single bs at 100%.
+pub(super) fn bs_entries(spec: &JobSpec, d: usize) -> Box<[(u32, u32)]> {
+    let split = &spec.bssplit[d];
+    if split.is_empty() {
+        return vec![(spec.bs_bytes[d], 100)].into_boxed_slice();
+    }
+    let mut cum = 0;
+    let mut out: Vec<(u32, u32)> = split
+        .iter()
+        .filter(|e| e.percent > 0)
+        .map(|e| {
+            cum += e.percent;
+            (e.bytes, cum)
+        })
+        .collect();
+    if out.is_empty() {
+        out.push((spec.bs_bytes[d], 100));
+    }
+    out.into_boxed_slice()
+}
+
+pub(super) fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u64) -> Sampler {
+    match dist {
+        Distribution::Uniform => Sampler::Uniform,
+        Distribution::Zipf { theta } => Sampler::Zipf(ZipfSampler::new(slots, *theta)),
+        Distribution::Pareto { h } => Sampler::Pareto(ParetoSampler::new(slots, *h)),
+        Distribution::Normal { sigma_percent } => {
+            Sampler::Normal { center: (slots as f64 - 1.0) / 2.0, sigma: slots as f64 * sigma_percent / 100.0 }
+        }
+        Distribution::Zoned(zones) => {
+            let mut first = 0u64;
+            let mut cum = 0u32;
+            let mut table = Vec::with_capacity(zones.len());
+            for z in zones {
+                let bytes = match z.size {
+                    SizeSpec::Bytes(b) => b,
+                    SizeSpec::Percent(p) => (region as f64 * p / 100.0) as u64,
+                };
+                let count = (bytes / unit).min(slots.saturating_sub(first)).max(1);
+                let start = first.min(slots - 1);
+                cum += z.access_percent;
+                if z.access_percent > 0 {
+                    table.push((cum, start, count));
+                }
+                first += count;
+            }
+            Sampler::Zoned(table.into_boxed_slice())
+        }
+    }
+}
