@@ -1,0 +1,64 @@
+//! The write path: admission into the write buffer and a place in the host write stream, unit
+//! by unit, in arrival order; a full buffer or a GC stall shows up as write latency.
+
+use super::*;
+
+impl SimSsd {
+    /// Admits waiting writes, in order, while buffer space and stream space allow.
+    pub(super) fn try_admit(&mut self) {
+        while let Some(&slot) = self.pending_writes.front() {
+            if !self.admit(slot) {
+                return;
+            }
+            self.pending_writes.pop_front();
+        }
+    }
+
+    /// Admits write `slot` unit by unit while buffer and stream space allow; true once all its
+    /// units are in (it is then acknowledged), false when it must wait (the stall is recorded).
+    #[inline]
+    fn admit(&mut self, slot: u32) -> bool {
+        let c = self.cmds[slot as usize];
+        let mut next = c.next_mu;
+        while next < c.mus {
+            if self.buffer_used_mus >= self.buffer_cap_mus {
+                self.set_stall(Stall::Buffer(self.now));
+                self.cmds[slot as usize].next_mu = next;
+                return false;
+            }
+            if !self.core.host_can_write() {
+                self.cmds[slot as usize].next_mu = next;
+                self.set_stall(Stall::Space(self.now));
+                self.maybe_gc();
+                return false;
+            }
+            // host_can_write() was checked just above, so the write cannot fail.
+            let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
+            self.buffer_used_mus += 1;
+            if let Some(p) = self.pacing.as_mut() {
+                p.host_mus = p.host_mus.saturating_add(1);
+            }
+            next += 1;
+            if !self.admit_events.is_empty() {
+                let mut ev = std::mem::take(&mut self.admit_events);
+                self.run_core_events(&mut ev);
+                self.admit_events = ev;
+            }
+        }
+        self.set_stall(Stall::None);
+        let ack = self.now.max(c.data_ready) + self.write_ack_ns;
+        self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
+        self.maybe_gc();
+        true
+    }
+
+    pub(super) fn set_stall(&mut self, s: Stall) {
+        match (self.stall, s) {
+            (Stall::Buffer(_), Stall::Buffer(_)) | (Stall::Space(_), Stall::Space(_)) => return,
+            (Stall::Buffer(t), _) => self.counters.buffer_stall_ns += self.now - t,
+            (Stall::Space(t), _) => self.counters.gc_stall_ns += self.now - t,
+            (Stall::None, _) => {}
+        }
+        self.stall = s;
+    }
+}
