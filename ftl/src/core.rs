@@ -9,6 +9,7 @@ use crate::die_mask::DieMask;
 use crate::gc_policy::VictimChooser;
 use crate::huge_pages::filled_vec;
 use crate::layout::{Layout, NONE};
+use crate::live_units::LiveUnits;
 
 mod relocate;
 
@@ -89,10 +90,8 @@ pub struct FtlCore {
     pub l2p: Vec<u32>,
     /// The LPN stored in each physical MU's spare area (NONE: never written since erase).
     pub p2l: Vec<u32>,
-    /// One bit per physical MU: set while the MU holds the live copy of its LPN. Redundant with
-    /// `l2p[p2l[ppn]] == ppn` but sequential to read, so GC scans a victim without a random L2P
-    /// lookup per unit (1/32 of the P2L's memory).
-    pub valid_bits: Vec<u64>,
+    /// Which physical MUs hold the live copy of their LPN.
+    pub live: LiveUnits,
     /// Write sequence stored beside each MU (power-loss mode only).
     pub seq: Vec<u32>,
     /// Persisted TRIM journal (LPN, sequence), power-loss mode only.
@@ -200,7 +199,7 @@ impl FtlCore {
         FtlCore {
             l2p: filled_vec(cfg.user_mus as usize, NONE),
             p2l: filled_vec(total, NONE),
-            valid_bits: filled_vec(total.div_ceil(64), 0),
+            live: LiveUnits::new(total),
             seq: if cfg.track_sequence { filled_vec(total, 0) } else { Vec::new() },
             trim_log: Vec::new(),
             blocks,
@@ -339,7 +338,7 @@ impl FtlCore {
     pub fn prefetch_overwrite(&self, lpn: u32) {
         let Some(&old) = self.l2p.get(lpn as usize) else { return };
         if old != NONE {
-            prefetch(&self.valid_bits, (old / 64) as usize);
+            self.live.prefetch(old);
             let b = self.layout.block_of(old) as usize;
             prefetch(&self.blocks.valid, b);
             prefetch(&self.blocks.state, b);
@@ -364,7 +363,7 @@ impl FtlCore {
     fn bind(&mut self, lpn: u32, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
-        self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
+        self.live.set(ppn);
         if self.cfg.track_sequence {
             let s = self.next_sequence();
             self.seq[ppn as usize] = s;
@@ -373,21 +372,21 @@ impl FtlCore {
 
     #[inline]
     fn clear_valid_bit(&mut self, ppn: u32) {
-        self.valid_bits[(ppn / 64) as usize] &= !(1 << (ppn % 64));
+        self.live.clear(ppn);
     }
 
     #[inline]
     fn is_live(&self, ppn: u32) -> bool {
-        self.valid_bits[(ppn / 64) as usize] & (1 << (ppn % 64)) != 0
+        self.live.get(ppn)
     }
 
     /// Recomputes the live-unit bitmap from the L2P table (after recovery).
-    pub(crate) fn rebuild_valid_bits(&mut self) {
-        self.valid_bits.fill(0);
+    pub(crate) fn rebuild_live_units(&mut self) {
+        self.live.clear_all();
         for i in 0..self.l2p.len() {
             let ppn = self.l2p[i];
             if ppn != NONE {
-                self.valid_bits[(ppn / 64) as usize] |= 1 << (ppn % 64);
+                self.live.set(ppn);
             }
         }
     }
@@ -525,7 +524,7 @@ impl FtlCore {
             }
             valid[b as usize] += 1;
         }
-        let live: u64 = self.valid_bits.iter().map(|w| w.count_ones() as u64).sum();
+        let live = self.live.count();
         let mapped = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
         if live != mapped || self.l2p.iter().any(|&p| p != NONE && !self.is_live(p)) {
             return Err(format!("live-unit bitmap has {live} bits for {mapped} mapped LPNs"));

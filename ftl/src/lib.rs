@@ -14,6 +14,7 @@ pub mod gc_policy;
 mod huge_pages;
 pub mod instant;
 pub mod layout;
+pub mod live_units;
 pub mod profile;
 pub mod read_ahead;
 pub mod recovery;

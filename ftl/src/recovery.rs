@@ -104,7 +104,7 @@ impl FtlCore {
         }
         rep.max_seq = self.rebuild_l2p();
         self.blocks.valid.fill(0);
-        self.rebuild_valid_bits();
+        self.rebuild_live_units();
         for &ppn in &self.l2p {
             if ppn != NONE {
                 self.blocks.valid[self.layout.block_of(ppn) as usize] += 1;

@@ -140,7 +140,7 @@ fn the_table_estimate_covers_what_the_drive_allocates() {
         let est = host_bench::memory::estimate(&cfg, None).unwrap();
         let s = SimSession::new(cfg).unwrap();
         let c = &s.target.ssd.core;
-        let actual = (c.l2p.capacity() * 4 + c.p2l.capacity() * 4 + c.valid_bits.capacity() * 8) as u64;
+        let actual = (c.l2p.capacity() * 4 + c.p2l.capacity() * 4 + c.live.capacity_words() * 8) as u64;
         assert_eq!(est.drive_units, c.layout.total_mus(), "{drive}");
         let ratio = est.tables_bytes as f64 / actual as f64;
         assert!((1.0..1.3).contains(&ratio), "{drive} 1/{scale}: estimate {} vs tables {actual}", est.tables_bytes);

@@ -73,8 +73,8 @@ impl FtlCore {
             prefetch(&self.p2l, ppn as usize);
             ppn += 16; // 16 entries per 64-byte line
         }
-        prefetch(&self.valid_bits, (first / 64) as usize);
-        prefetch(&self.valid_bits, (end.saturating_sub(1) / 64) as usize);
+        self.live.prefetch(first);
+        self.live.prefetch(end.saturating_sub(1));
     }
 
     /// Prefetches the mapping entries of up to `max` more live units of the word line GC moves
@@ -86,7 +86,7 @@ impl FtlCore {
         let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
         while next < end && left > 0 {
             let w = next / 64;
-            let mut bits = self.live_word(w, next, end);
+            let mut bits = self.live.word_in(w, next, end);
             next = ((w + 1) * 64).min(end);
             while bits != 0 {
                 let ppn = w * 64 + bits.trailing_zeros();
@@ -131,7 +131,7 @@ impl FtlCore {
             return;
         }
         if end - first <= 128 {
-            let live = self.live_bits(first, end - first);
+            let live = self.live.bits(first, end - first);
             self.relocate_units(victim, first, live, out);
         } else {
             self.relocate_units_wide(victim, first, end, out);
@@ -187,32 +187,8 @@ impl FtlCore {
         // Live units that could not move (none in practice: see move_unit).
         let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - first)));
         // The moved units leave the victim: their live bits go in one pass.
-        self.clear_live_bits(first, live & !rest);
+        self.live.clear_mask(first, live & !rest);
         self.end_moves(victim, run, out);
-    }
-
-    /// Clears the live bits of units `first + i` for each bit i set in `mask`.
-    pub(super) fn clear_live_bits(&mut self, first: u32, mask: u128) {
-        let (mut m, mut pos) = (mask, first);
-        while m != 0 {
-            let (w, b) = ((pos / 64) as usize, pos % 64);
-            let take = 64 - b;
-            self.valid_bits[w] &= !((m as u64) << b);
-            m = if take >= 128 { 0 } else { m >> take };
-            pos += take;
-        }
-    }
-
-    /// Sets the live bits of units `lo..lo + n` (a committed run of relocated units).
-    pub(super) fn set_live_range(&mut self, lo: u32, n: u32) {
-        let (mut pos, end) = (lo, lo + n);
-        while pos < end {
-            let (w, b) = ((pos / 64) as usize, pos % 64);
-            let take = (64 - b).min(end - pos);
-            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << b };
-            self.valid_bits[w] |= mask;
-            pos += take;
-        }
     }
 
     /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
@@ -244,7 +220,7 @@ impl FtlCore {
     #[inline]
     pub(super) fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
         if run.len > 0 {
-            self.set_live_range(run.dst - run.len, run.len);
+            self.live.set_range(run.dst - run.len, run.len);
             self.commit(GC, run.len, run.len, 0, out);
         }
     }
@@ -256,20 +232,6 @@ impl FtlCore {
         self.stats.gc_write_mus += run.moved as u64;
     }
 
-    /// Bits `lo..lo + n` of the live-unit bitmap (n <= 128), bit 0 = unit `lo`.
-    pub(super) fn live_bits(&self, lo: u32, n: u32) -> u128 {
-        let (mut out, mut got, mut pos) = (0u128, 0u32, lo);
-        while got < n {
-            let (w, b) = ((pos / 64) as usize, pos % 64);
-            let take = (64 - b).min(n - got);
-            let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
-            out |= (((self.valid_bits[w] >> b) & mask) as u128) << got;
-            got += take;
-            pos += take;
-        }
-        out
-    }
-
     /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
     pub(super) fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
         let mpp = self.layout.mus_per_page;
@@ -278,7 +240,7 @@ impl FtlCore {
             if first >= hi {
                 0
             } else {
-                self.count_live(first, (first + mpp).min(hi))
+                self.live.count_in(first, (first + mpp).min(hi))
             }
         };
         if self.emit_gc_reads(victim, page_live, out) == 0 {
@@ -288,7 +250,7 @@ impl FtlCore {
         let mut run = Run::default();
         let mut w = lo / 64;
         'words: while w * 64 < hi {
-            let mut word = self.live_word(w, lo, hi);
+            let mut word = self.live.word_in(w, lo, hi);
             while word != 0 {
                 let ppn = w * 64 + word.trailing_zeros();
                 word &= word - 1;
@@ -300,23 +262,5 @@ impl FtlCore {
             w += 1;
         }
         self.end_moves(victim, run, out);
-    }
-
-    /// Live units among physical units `lo..hi`.
-    pub(super) fn count_live(&self, lo: u32, hi: u32) -> u32 {
-        (lo / 64..hi.div_ceil(64)).map(|w| self.live_word(w, lo, hi).count_ones()).sum()
-    }
-
-    /// Word `w` of the live-unit bitmap with the bits outside units `lo..hi` cleared.
-    #[inline]
-    pub(super) fn live_word(&self, w: u32, lo: u32, hi: u32) -> u64 {
-        let mut word = self.valid_bits[w as usize];
-        if w * 64 < lo {
-            word &= u64::MAX << (lo % 64);
-        }
-        if (w + 1) * 64 > hi {
-            word &= !(u64::MAX << (hi % 64));
-        }
-        word
     }
 }
