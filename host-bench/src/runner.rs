@@ -560,24 +560,6 @@ impl GroupRun {
             dev.report_point();
         }
     }
-
-    fn iolog_error(&self, i: usize, message: String) -> RunError {
-        let job = self
-            .instances
-            .get(i)
-            .and_then(|inst| self.slots.get(inst.slot))
-            .map_or_else(String::new, |s| s.result.name.clone());
-        RunError::Iolog { job, message }
-    }
-
-    fn device_error(&self, i: usize, source: DeviceError) -> RunError {
-        let job = self
-            .instances
-            .get(i)
-            .and_then(|inst| self.slots.get(inst.slot))
-            .map_or_else(String::new, |s| s.result.name.clone());
-        RunError::Device { job, source }
-    }
 }
 
 /// fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64.

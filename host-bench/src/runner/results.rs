@@ -1,5 +1,5 @@
-//! A group's results: fio's per-job figures once the group is done, progress and the log of
-//! submitted I/Os while it runs.
+//! A group's results: fio's per-job figures once the group is done, progress, the log of
+//! submitted I/Os while it runs, and errors named by the job they belong to.
 
 use super::*;
 
@@ -54,5 +54,23 @@ impl GroupRun {
                 s.result
             })
             .collect()
+    }
+
+    pub(super) fn iolog_error(&self, i: usize, message: String) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Iolog { job, message }
+    }
+
+    pub(super) fn device_error(&self, i: usize, source: DeviceError) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Device { job, source }
     }
 }
