@@ -16,8 +16,11 @@
 //! # }
 //! ```
 
+mod control;
+mod flow;
 mod instance;
 mod iolog_source;
+mod lat_target;
 mod position;
 mod rate;
 mod results;
@@ -25,6 +28,7 @@ mod setup;
 use instance::{Instance, Source, LOOKAHEAD};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
+pub use lat_target::LatencyOutcome;
 pub use position::RunPosition;
 use setup::{new_instance, new_slot};
 
@@ -184,6 +188,8 @@ pub struct JobResult {
     /// Submissions by outstanding depth: 1, 2, 3-4, 5-8, 9-16, 17-63, >=64 (fio's buckets).
     pub iodepth_levels: [u64; 7],
     pub steady_state: Option<SteadyStateOutcome>,
+    /// fio's `latency_target` search (or the job's iodepth without one).
+    pub latency: LatencyOutcome,
     /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
     /// thread, so each gets the group's usage in proportion to its I/Os.
     pub host_usage: Option<HostUsage>,
@@ -318,6 +324,9 @@ struct GroupRun {
     slots: Vec<Slot>,
     live: usize,
     completions: u64,
+    /// `flow_id` counters of the group, and whether any instance has a `control`.
+    flows: Vec<flow::FlowShared>,
+    controlled: bool,
 }
 
 impl GroupRun {
@@ -343,6 +352,8 @@ impl GroupRun {
             slots: Vec::new(),
             live: 0,
             completions: 0,
+            flows: Vec::new(),
+            controlled: false,
         };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
@@ -361,7 +372,8 @@ impl GroupRun {
                         s
                     }
                 };
-                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts)?;
+                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts, &mut run.flows)?;
+                run.controlled |= inst.control.is_some();
                 let res = &mut run.slots[slot].result;
                 res.instances += 1;
                 res.start_ns = res.start_ns.min(inst.measure_from_ns);
@@ -382,7 +394,9 @@ impl GroupRun {
         }
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
-            if !self.instances[i].paced() {
+            if self.instances[i].control.is_some() {
+                self.fill_controlled(dev, i, now)?;
+            } else if !self.instances[i].paced() {
                 while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
                     self.submit(dev, i, now)?;
                 }
@@ -392,7 +406,11 @@ impl GroupRun {
         let mut interrupted = false;
         let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
         while self.live > 0 {
-            let deadline = if open_loop { self.open_loop_arrivals(dev)? } else { None };
+            let deadline = match (open_loop, self.controlled) {
+                (true, _) => self.open_loop_arrivals(dev)?,
+                (false, true) => self.control_wake(dev)?,
+                (false, false) => None,
+            };
             if self.live == 0 {
                 break;
             }
@@ -505,6 +523,9 @@ impl GroupRun {
             // Fetch now, so the next arrival (if any before the end) is known.
             inst.fetch_rated(now);
         }
+        if inst.control.is_some() {
+            return self.controlled_completion(dev, i, c, now);
+        }
         if !inst.paced() && inst.can_issue(now) {
             self.submit(dev, i, now)?;
         } else if inst.rate.is_some()
@@ -558,6 +579,10 @@ impl GroupRun {
             inst.finished = true;
             self.live -= 1;
             dev.report_point();
+            if inst.control.is_some() {
+                // Only a device error can fail here, and the next submission reports it again.
+                let _ = self.controlled_finished(dev, i, now_ns);
+            }
         }
     }
 }

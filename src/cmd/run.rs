@@ -101,6 +101,14 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     if result.interrupted {
         return Err(CliError::failed("interrupted; partial results written"));
     }
+    // fio exits 1 when a job ends with an error; the report above carries it (err=110).
+    if let Some((job, ns, target)) =
+        result.jobs.iter().find_map(|j| j.latency.exceeded_ns.map(|ns| (&j.name, ns, j.latency.target_ns)))
+    {
+        return Err(CliError::failed(format!(
+            "job '{job}': latency of {ns} nsec exceeds the latency_target ({target} nsec) at QD 1; results written"
+        )));
+    }
     Ok(())
 }
 

@@ -32,6 +32,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             end_ns: 0,
             iodepth_levels: [0; 7],
             steady_state,
+            latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),
             host_usage: None,
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
@@ -48,6 +49,8 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
     }
 }
 
+// The instance's place in the file, the group and on the clock: each argument is a different fact.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn new_instance(
     spec: &JobSpec,
     job_index: usize,
@@ -56,6 +59,7 @@ pub(super) fn new_instance(
     info: &DeviceInfo,
     now_ns: u64,
     opts: &RunOptions,
+    flows: &mut Vec<super::flow::FlowShared>,
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
@@ -108,6 +112,7 @@ pub(super) fn new_instance(
         finished: false,
         ss,
         ss_reached_ns: None,
+        control: control::Control::new(spec, flows, scale(spec.latency.window_ns, ts), measure_from_ns),
     })
 }
 
