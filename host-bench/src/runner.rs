@@ -30,6 +30,7 @@ pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
 pub use position::RunPosition;
+pub use results::{merge_verify_phase, VerifyPhase};
 use setup::{new_instance, new_slot};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -190,6 +191,8 @@ pub struct JobResult {
     pub steady_state: Option<SteadyStateOutcome>,
     /// fio's `latency_target` search (or the job's iodepth without one).
     pub latency: LatencyOutcome,
+    /// fio's verify phase (`do_verify`), whose reads are counted in `dirs[0]`.
+    pub verify: VerifyPhase,
     /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
     /// thread, so each gets the group's usage in proportion to its I/Os.
     pub host_usage: Option<HostUsage>,
@@ -324,9 +327,11 @@ struct GroupRun {
     slots: Vec<Slot>,
     live: usize,
     completions: u64,
-    /// `flow_id` counters of the group, and whether any instance has a `control`.
+    /// `flow_id` counters of the group, whether any instance has a `control`, and whether a
+    /// flow member left (the others may go on: `control_wake` retries them).
     flows: Vec<flow::FlowShared>,
     controlled: bool,
+    flow_left: bool,
 }
 
 impl GroupRun {
@@ -354,6 +359,7 @@ impl GroupRun {
             completions: 0,
             flows: Vec::new(),
             controlled: false,
+            flow_left: false,
         };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
@@ -406,11 +412,7 @@ impl GroupRun {
         let mut interrupted = false;
         let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
         while self.live > 0 {
-            let deadline = match (open_loop, self.controlled) {
-                (true, _) => self.open_loop_arrivals(dev)?,
-                (false, true) => self.control_wake(dev)?,
-                (false, false) => None,
-            };
+            let deadline = self.next_deadline(dev, open_loop)?;
             if self.live == 0 {
                 break;
             }
@@ -580,8 +582,7 @@ impl GroupRun {
             self.live -= 1;
             dev.report_point();
             if inst.control.is_some() {
-                // Only a device error can fail here, and the next submission reports it again.
-                let _ = self.controlled_finished(dev, i, now_ns);
+                self.controlled_finished(i);
             }
         }
     }

@@ -187,12 +187,13 @@ fn run_real(
     if perf_logging {
         ro.on_complete = Some(&mut log_done);
     }
-    let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
+    let mut r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
     ro.on_submit = None;
     ro.on_complete = None;
     if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
         // fio's verify phase (do_verify): read back what was written; checked by the target.
-        runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+        let checked = runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+        runner::merge_verify_phase(&mut r, &checked);
     }
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
     perf.finish()?;

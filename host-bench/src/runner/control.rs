@@ -23,6 +23,18 @@ impl Control {
 }
 
 impl GroupRun {
+    /// What the run loop waits for besides completions: open-loop arrivals (submitting those
+    /// due) and flow members to retry or wake. `None`: completions only.
+    #[inline]
+    pub(super) fn next_deadline(&mut self, dev: &mut dyn Device, open_loop: bool) -> Result<Option<u64>, RunError> {
+        Ok(match (open_loop, self.controlled) {
+            (false, false) => None,
+            (true, false) => self.open_loop_arrivals(dev)?,
+            (false, true) => self.control_wake(dev)?,
+            (true, true) => earliest(self.open_loop_arrivals(dev)?, self.control_wake(dev)?),
+        })
+    }
+
     /// Submits what instance `i` may submit now: up to the searched depth (else `iodepth`),
     /// while its flow lets it; true when it submitted anything.
     pub(super) fn fill_controlled(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<bool, RunError> {
@@ -130,11 +142,12 @@ impl GroupRun {
         Ok(())
     }
 
-    /// A controlled instance finished: it leaves its flow, which may free the others.
-    pub(super) fn controlled_finished(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
+    /// A controlled instance finished: its search's outcome is reported, and it leaves its
+    /// flow (the others are retried before the runner next waits).
+    pub(super) fn controlled_finished(&mut self, i: usize) {
         let inst = &mut self.instances[i];
         let Some(ctl) = inst.control.as_mut() else {
-            return Ok(());
+            return;
         };
         if let Some(lat) = ctl.lat.as_ref() {
             let out = &mut self.slots[inst.slot].result.latency;
@@ -143,14 +156,23 @@ impl GroupRun {
         }
         if let Some(f) = ctl.flow.as_mut() {
             f.leave(&mut self.flows);
-            self.retry_flow(dev, i, now_ns)?;
+            self.flow_left = true;
         }
-        Ok(())
     }
 
-    /// Wakes flow members whose `flow_sleep` is over; the next wake-up time, if any.
+    /// Retries flow members after one left, wakes those whose `flow_sleep` is over; returns
+    /// the next wake-up time, if any.
     pub(super) fn control_wake(&mut self, dev: &mut dyn Device) -> Result<Option<u64>, RunError> {
         let now = dev.now_ns();
+        while std::mem::take(&mut self.flow_left) {
+            for i in 0..self.instances.len() {
+                let member = self.instances[i].control.as_ref().is_some_and(|c| c.flow.is_some());
+                if member && !self.instances[i].finished {
+                    self.fill_controlled(dev, i, now)?;
+                    self.check_done(dev, i, now);
+                }
+            }
+        }
         let mut next: Option<u64> = None;
         for i in 0..self.instances.len() {
             let until = self.instances[i].control.as_ref().and_then(|c| c.flow).and_then(|f| f.sleep_until_ns);
@@ -170,5 +192,13 @@ impl GroupRun {
             }
         }
         Ok(next)
+    }
+}
+
+/// The earlier of two optional times.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
 }

@@ -33,6 +33,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             iodepth_levels: [0; 7],
             steady_state,
             latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),
+            verify: Default::default(),
             host_usage: None,
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
