@@ -140,7 +140,7 @@ fn group_line(out: &mut String, upper: &str, g: &GroupDir) {
     let (total, lo, hi, io) = (g.agg_bytes_per_s, g.min_bw_bytes_per_s, g.max_bw_bytes_per_s, g.io_bytes);
     let _ = writeln!(
         out,
-        "  {upper:>6}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+        "{upper:>7}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
         bytes_iec(total),
         bytes_si(total),
         bytes_iec(lo),
