@@ -31,7 +31,7 @@ use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
-use setup::{new_instance, new_slot};
+use setup::{new_instance, new_slot, RampStats};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -302,15 +302,6 @@ struct Slot {
     /// What completed during `ramp_time`. fio resets a job's statistics when its ramp ends; a
     /// job that finishes (size-based) before that keeps them, so they are reported instead.
     ramp: Option<Box<RampStats>>,
-}
-
-/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
-struct RampStats {
-    dirs: [DirResult; 3],
-    series: SeriesRecorder,
-    iodepth_levels: [u64; 7],
-    start_ns: u64,
-    end_ns: u64,
 }
 
 /// A group of concurrently running instances.

@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
+pub(super) struct RampStats {
+    pub(super) dirs: [DirResult; 3],
+    pub(super) series: SeriesRecorder,
+    pub(super) iodepth_levels: [u64; 7],
+    pub(super) start_ns: u64,
+    pub(super) end_ns: u64,
+}
+
 pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
     let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
     let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
