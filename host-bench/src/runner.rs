@@ -302,6 +302,8 @@ struct Slot {
     /// What completed during `ramp_time`. fio resets a job's statistics when its ramp ends; a
     /// job that finishes (size-based) before that keeps them, so they are reported instead.
     ramp: Option<Box<RampStats>>,
+    /// `io_submit_mode=offload`: fio's workers each see their own depth of 1.
+    offload: bool,
 }
 
 /// A group of concurrently running instances.

@@ -383,6 +383,8 @@ pub struct JobSpec {
     pub latency: LatencyTarget,
     /// fio `flow_id`, `flow`, `flow_sleep` (weight 0: no flow control).
     pub flow: Flow,
+    /// fio `io_submit_mode=offload` (default inline).
+    pub submit_offload: bool,
     pub description: Option<String>,
 }
 
@@ -468,6 +470,7 @@ impl JobSpec {
             do_verify: true,
             latency: LatencyTarget::default(),
             flow: Flow::default(),
+            submit_offload: false,
             write_iolog: None,
             replay: Replay::default(),
             logs: LogOptions::default(),

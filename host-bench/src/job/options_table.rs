@@ -33,7 +33,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "iodepth_batch_complete_max", aliases: &[], support: Accepted, meaning: "submission batching: the runner keeps iodepth outstanding and submits one at a time", source: "fio 3.33" },
     OptionDef { name: "iodepth_low", aliases: &[], support: Accepted, meaning: "submission batching: the runner keeps iodepth outstanding and submits one at a time", source: "fio 3.33" },
     OptionDef { name: "serialize_overlap", aliases: &[], support: Accepted, meaning: "submission batching: the runner keeps iodepth outstanding and submits one at a time", source: "fio 3.33" },
-    OptionDef { name: "io_submit_mode", aliases: &[], support: Accepted, meaning: "inline and offload behave alike: the runner submits with no host cost on the simulated drive", source: "fio 3.33" },
+    OptionDef { name: "io_submit_mode", aliases: &[], support: Implemented, meaning: "inline (fio's default) or offload: the same I/Os at the same depth; with offload, as fio's submit workers each count their own depth, every submission is reported at depth 1 in iodepth_level (submission costs no time in ssdlab, so slat stays 0)", source: "fio 3.33" },
     OptionDef { name: "size", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "io_size", aliases: &["io_limit"], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "fill_device", aliases: &["fill_fs"], support: Accepted, meaning: "with size unset the job already covers the whole drive; writing until ENOSPC is not modelled", source: "fio 3.33" },

@@ -83,6 +83,13 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         // flow's total weight: refused rather than reproduced.
         "flow" => spec.flow.weight = int_in(v, 0, 1000, loc)? as u32,
         "flow_sleep" => spec.flow.sleep_us = int_in(v, 0, u64::from(u32::MAX), loc)?,
+        "io_submit_mode" => {
+            spec.submit_offload = match v.trim() {
+                "inline" => false,
+                "offload" => true,
+                _ => return Err(loc.bad("is not a submit mode", "inline, offload")),
+            }
+        }
         "verify" => spec.verify = verify_method(v, loc)?,
         "do_verify" => spec.do_verify = boolean(value, loc)?,
         "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),

@@ -43,6 +43,11 @@ impl GroupRun {
                     (s.result.dirs, s.result.iodepth_levels) = (r.dirs, r.iodepth_levels);
                     (s.result.start_ns, s.result.end_ns, s.series) = (r.start_ns, r.end_ns, r.series);
                 }
+                if s.offload {
+                    // fio's offload workers submit one I/O each and count their own depth.
+                    let n = s.result.iodepth_levels.iter().sum();
+                    s.result.iodepth_levels = [n, 0, 0, 0, 0, 0, 0];
+                }
                 let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);

@@ -47,6 +47,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,
+        offload: spec.submit_offload,
         ramp: (origin > now_ns).then(|| {
             Box::new(RampStats {
                 dirs: Default::default(),
