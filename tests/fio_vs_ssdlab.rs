@@ -496,7 +496,9 @@ fn verify_reads_count_as_the_jobs_reads_as_fio() {
     let body = "ioengine=libaio\ndirect=1\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\n";
     std::fs::write(&job, format!("[v]\nfilename={}\n{body}", data.display())).unwrap();
     let fio_json = dir.join("verify.json");
+    // fio saves its verify state (local-v-0-verify.state) in the working directory.
     let fio = Command::new("fio")
+        .current_dir(&dir)
         .args(["--output-format=json", &format!("--output={}", fio_json.display())])
         .arg(&job)
         .output()
