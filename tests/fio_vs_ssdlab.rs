@@ -477,3 +477,53 @@ fn rate_limits_each_direction_as_fio() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn verify_reads_count_as_the_jobs_reads_as_fio() {
+    if !fio_available() {
+        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
+            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
+            return;
+        }
+        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    }
+    let dir = work_dir().join("verify");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let job = dir.join("verify.fio");
+    let body = "ioengine=libaio\ndirect=1\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\n";
+    std::fs::write(&job, format!("[v]\nfilename={}\n{body}", data.display())).unwrap();
+    let fio_json = dir.join("verify.json");
+    // fio saves its verify state (local-v-0-verify.state) in the working directory.
+    let fio = Command::new("fio")
+        .current_dir(&dir)
+        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
+        .arg(&job)
+        .output()
+        .expect("run fio");
+    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
+    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
+        .output()
+        .expect("run ssdlab");
+    for (who, j) in [("fio", job_json(&fio, "fio")), ("ssdlab", job_json(&ssd, "ssdlab"))] {
+        // fio's verify phase reads back every block written, counted as the job's reads, and
+        // each phase's time goes to the directions it used.
+        for d in ["read", "write"] {
+            assert_eq!(j[d]["total_ios"].as_u64(), Some(256), "{who} {d}");
+            assert_eq!(j[d]["io_bytes"].as_u64(), Some(1 << 20), "{who} {d}");
+        }
+        let ms = |d: &str| j[d]["runtime"].as_i64().unwrap();
+        let job_ms = j["job_runtime"].as_i64().unwrap();
+        assert!(
+            (job_ms - ms("read") - ms("write")).abs() <= 2,
+            "{who}: job {job_ms} ms, read {}, write {}",
+            ms("read"),
+            ms("write")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -16,8 +16,11 @@
 //! # }
 //! ```
 
+mod control;
+mod flow;
 mod instance;
 mod iolog_source;
+mod lat_target;
 mod position;
 mod rate;
 mod results;
@@ -25,8 +28,10 @@ mod setup;
 use instance::{Instance, Source, LOOKAHEAD};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
+pub use lat_target::LatencyOutcome;
 pub use position::RunPosition;
-use setup::{new_instance, new_slot};
+pub use results::{merge_verify_phase, VerifyPhase};
+use setup::{new_instance, new_slot, RampStats};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -184,6 +189,10 @@ pub struct JobResult {
     /// Submissions by outstanding depth: 1, 2, 3-4, 5-8, 9-16, 17-63, >=64 (fio's buckets).
     pub iodepth_levels: [u64; 7],
     pub steady_state: Option<SteadyStateOutcome>,
+    /// fio's `latency_target` search (or the job's iodepth without one).
+    pub latency: LatencyOutcome,
+    /// fio's verify phase (`do_verify`), whose reads are counted in `dirs[0]`.
+    pub verify: VerifyPhase,
     /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
     /// thread, so each gets the group's usage in proportion to its I/Os.
     pub host_usage: Option<HostUsage>,
@@ -293,15 +302,8 @@ struct Slot {
     /// What completed during `ramp_time`. fio resets a job's statistics when its ramp ends; a
     /// job that finishes (size-based) before that keeps them, so they are reported instead.
     ramp: Option<Box<RampStats>>,
-}
-
-/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
-struct RampStats {
-    dirs: [DirResult; 3],
-    series: SeriesRecorder,
-    iodepth_levels: [u64; 7],
-    start_ns: u64,
-    end_ns: u64,
+    /// `io_submit_mode=offload`: fio's workers each see their own depth of 1.
+    offload: bool,
 }
 
 /// A group of concurrently running instances.
@@ -318,6 +320,11 @@ struct GroupRun {
     slots: Vec<Slot>,
     live: usize,
     completions: u64,
+    /// `flow_id` counters of the group, whether any instance has a `control`, and whether a
+    /// flow member left (the others may go on: `control_wake` retries them).
+    flows: Vec<flow::FlowShared>,
+    controlled: bool,
+    flow_left: bool,
 }
 
 impl GroupRun {
@@ -343,6 +350,9 @@ impl GroupRun {
             slots: Vec::new(),
             live: 0,
             completions: 0,
+            flows: Vec::new(),
+            controlled: false,
+            flow_left: false,
         };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
@@ -361,7 +371,8 @@ impl GroupRun {
                         s
                     }
                 };
-                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts)?;
+                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts, &mut run.flows)?;
+                run.controlled |= inst.control.is_some();
                 let res = &mut run.slots[slot].result;
                 res.instances += 1;
                 res.start_ns = res.start_ns.min(inst.measure_from_ns);
@@ -382,7 +393,9 @@ impl GroupRun {
         }
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
-            if !self.instances[i].paced() {
+            if self.instances[i].control.is_some() {
+                self.fill_controlled(dev, i, now)?;
+            } else if !self.instances[i].paced() {
                 while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
                     self.submit(dev, i, now)?;
                 }
@@ -392,7 +405,7 @@ impl GroupRun {
         let mut interrupted = false;
         let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
         while self.live > 0 {
-            let deadline = if open_loop { self.open_loop_arrivals(dev)? } else { None };
+            let deadline = self.next_deadline(dev, open_loop)?;
             if self.live == 0 {
                 break;
             }
@@ -505,6 +518,9 @@ impl GroupRun {
             // Fetch now, so the next arrival (if any before the end) is known.
             inst.fetch_rated(now);
         }
+        if inst.control.is_some() {
+            return self.controlled_completion(dev, i, c, now);
+        }
         if !inst.paced() && inst.can_issue(now) {
             self.submit(dev, i, now)?;
         } else if inst.rate.is_some()
@@ -558,25 +574,10 @@ impl GroupRun {
             inst.finished = true;
             self.live -= 1;
             dev.report_point();
+            if inst.control.is_some() {
+                self.controlled_finished(i);
+            }
         }
-    }
-
-    fn iolog_error(&self, i: usize, message: String) -> RunError {
-        let job = self
-            .instances
-            .get(i)
-            .and_then(|inst| self.slots.get(inst.slot))
-            .map_or_else(String::new, |s| s.result.name.clone());
-        RunError::Iolog { job, message }
-    }
-
-    fn device_error(&self, i: usize, source: DeviceError) -> RunError {
-        let job = self
-            .instances
-            .get(i)
-            .and_then(|inst| self.slots.get(inst.slot))
-            .map_or_else(String::new, |s| s.result.name.clone());
-        RunError::Device { job, source }
     }
 }
 

@@ -101,6 +101,14 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     if result.interrupted {
         return Err(CliError::failed("interrupted; partial results written"));
     }
+    // fio exits 1 when a job ends with an error; the report above carries it (err=110).
+    if let Some((job, ns, target)) =
+        result.jobs.iter().find_map(|j| j.latency.exceeded_ns.map(|ns| (&j.name, ns, j.latency.target_ns)))
+    {
+        return Err(CliError::failed(format!(
+            "job '{job}': latency of {ns} nsec exceeds the latency_target ({target} nsec) at QD 1; results written"
+        )));
+    }
     Ok(())
 }
 
@@ -179,12 +187,13 @@ fn run_real(
     if perf_logging {
         ro.on_complete = Some(&mut log_done);
     }
-    let r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
+    let mut r = runner::run(file, &mut t, &mut ro).map_err(CliError::failed)?;
     ro.on_submit = None;
     ro.on_complete = None;
     if let Some(phase) = file.verify_phase().filter(|_| !r.interrupted) {
         // fio's verify phase (do_verify): read back what was written; checked by the target.
-        runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+        let checked = runner::run(&phase, &mut t, &mut ro).map_err(CliError::failed)?;
+        runner::merge_verify_phase(&mut r, &checked);
     }
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
     perf.finish()?;

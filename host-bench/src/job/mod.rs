@@ -379,7 +379,43 @@ pub struct JobSpec {
     pub write_iolog: Option<String>,
     /// fio `do_verify` (default on): after a job that writes, read its region back and check it.
     pub do_verify: bool,
+    /// fio `latency_target` and its window, percentile and `latency_run` (target 0: off).
+    pub latency: LatencyTarget,
+    /// fio `flow_id`, `flow`, `flow_sleep` (weight 0: no flow control).
+    pub flow: Flow,
+    /// fio `io_submit_mode=offload` (default inline).
+    pub submit_offload: bool,
     pub description: Option<String>,
+}
+
+/// fio's queue-depth search (`latency_target`): the deepest queue whose completions meet
+/// `target_ns` at `percentile` over each `window_ns` (see `runner/lat_target.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyTarget {
+    /// Completion latency limit; 0 turns the search off (fio's default).
+    pub target_ns: u64,
+    /// Time each queue depth is measured before it is judged (fio: 0, every completion).
+    pub window_ns: u64,
+    /// Percent of a window's I/Os that must meet the target (fio's default 100).
+    pub percentile: f64,
+    /// `latency_run`: keep searching for the whole run instead of stopping once found.
+    pub run: bool,
+}
+
+impl Default for LatencyTarget {
+    fn default() -> Self {
+        LatencyTarget { target_ns: 0, window_ns: 0, percentile: 100.0, run: false }
+    }
+}
+
+/// fio's token flow between jobs of one `flow_id` (see `runner/flow.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flow {
+    pub id: u32,
+    /// The job's share of its flow (0: the job takes no part).
+    pub weight: u32,
+    /// `flow_sleep`: microseconds a held job waits, its queue drained, before it retries.
+    pub sleep_us: u64,
 }
 
 /// fio's default completion-latency percentiles.
@@ -432,6 +468,9 @@ impl JobSpec {
             rate_poisson: false,
             verify: None,
             do_verify: true,
+            latency: LatencyTarget::default(),
+            flow: Flow::default(),
+            submit_offload: false,
             write_iolog: None,
             replay: Replay::default(),
             logs: LogOptions::default(),

@@ -144,6 +144,14 @@ mod tests {
         ("zoneskip", "1m"),
         ("rw_sequencer", "identical"),
         ("kb_base", "1024"),
+        ("latency_target", "2ms"),
+        ("latency_window", "100ms"),
+        ("latency_percentile", "99.9"),
+        ("latency_run", "1"),
+        ("flow_id", "2"),
+        ("flow", "3"),
+        ("flow_sleep", "100"),
+        ("io_submit_mode", "offload"),
     ];
 
     #[test]

@@ -74,6 +74,22 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
                 _ => return Err(loc.bad("is not a rate process", "linear, poisson")),
             }
         }
+        "latency_target" => spec.latency.target_ns = usec_time_ns(v, loc)?,
+        "latency_window" => spec.latency.window_ns = usec_time_ns(v, loc)?,
+        "latency_percentile" => spec.latency.percentile = float_in(v, 0.0, 100.0, loc)?,
+        "latency_run" => spec.latency.run = boolean(value, loc)?,
+        "flow_id" => spec.flow.id = int_in(v, 0, u64::from(u32::MAX), loc)? as u32,
+        // fio 3.33 stores a negative weight unsigned (-1 is 4294967295), which wraps the
+        // flow's total weight: refused rather than reproduced.
+        "flow" => spec.flow.weight = int_in(v, 0, 1000, loc)? as u32,
+        "flow_sleep" => spec.flow.sleep_us = int_in(v, 0, u64::from(u32::MAX), loc)?,
+        "io_submit_mode" => {
+            spec.submit_offload = match v.trim() {
+                "inline" => false,
+                "offload" => true,
+                _ => return Err(loc.bad("is not a submit mode", "inline, offload")),
+            }
+        }
         "verify" => spec.verify = verify_method(v, loc)?,
         "do_verify" => spec.do_verify = boolean(value, loc)?,
         "write_iolog" if !v.trim().is_empty() => spec.write_iolog = Some(v.trim().to_string()),
@@ -125,6 +141,17 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
     Ok(Applied::Known)
 }
 
+/// fio's time options without `is_seconds` (latency_target, latency_window): a bare number is
+/// microseconds; with a unit, the unit.
+fn usec_time_ns(v: &str, loc: &Loc) -> Result<u64, JobError> {
+    let t = v.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        let us = int_in(t, 0, u64::MAX / 1000, loc)?;
+        return Ok(us * 1000);
+    }
+    time_ns(v, loc)
+}
+
 fn log_prefix(v: &str, spec: &JobSpec) -> String {
     if v.trim().is_empty() {
         spec.name.clone()
@@ -165,6 +192,14 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
             skip_bytes: z.skip_bytes,
         }),
     };
+    let steered = [("latency_target", spec.latency.target_ns > 0), ("flow", spec.flow.weight > 0)];
+    if let Some((option, _)) = steered.into_iter().find(|s| s.1) {
+        let paced = [("rate_iops", spec.rate_limited()), ("read_iolog", spec.replay.read_iolog.is_some())];
+        if let Some((other, _)) = paced.into_iter().find(|p| p.1) {
+            let loc = Loc { file, line: spec.line, option, value: "" };
+            return Err(loc.bad(&format!("cannot be combined with {other} here"), "one of them per job"));
+        }
+    }
     if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
         let loc = Loc { file, line: spec.line, option: "time_based", value: "1" };
         return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));

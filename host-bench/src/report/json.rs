@@ -71,13 +71,14 @@ fn options_map(opts: &[(String, String)]) -> Value {
 }
 
 fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
-    let runtime_ms = ns_to_ms(job.runtime_ns());
+    let runtime_ms = ns_to_ms(job.job_runtime_ns());
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.groupid));
-    m.insert("error".into(), json!(0));
+    // fio's ETIMEDOUT (Linux 110) when a latency_target is missed at QD 1.
+    m.insert("error".into(), json!(if job.latency.exceeded_ns.is_some() { 110 } else { 0 }));
     m.insert("eta".into(), json!(0));
-    m.insert("elapsed".into(), json!(job.runtime_ns().div_ceil(1_000_000_000)));
+    m.insert("elapsed".into(), json!(job.job_runtime_ns().div_ceil(1_000_000_000)));
     m.insert("job options".into(), options_map(&job.options));
     if job.unified_rw != UnifiedRw::Mixed {
         for (d, name) in DIR_NAMES.iter().enumerate() {
@@ -216,10 +217,10 @@ fn latency_buckets(job: &JobResult, m: &mut Map<String, Value>) {
         }
         m.insert(unit.into(), Value::Object(map));
     }
-    m.insert("latency_depth".into(), json!(job.iodepth));
-    m.insert("latency_target".into(), json!(0));
-    m.insert("latency_percentile".into(), json!(100.0));
-    m.insert("latency_window".into(), json!(0));
+    m.insert("latency_depth".into(), json!(job.latency.depth));
+    m.insert("latency_target".into(), json!(job.latency.target_ns));
+    m.insert("latency_percentile".into(), json!(job.latency.percentile));
+    m.insert("latency_window".into(), json!(job.latency.window_us));
 }
 
 fn round2(x: f64) -> f64 {

@@ -56,7 +56,7 @@ pub(crate) fn group_mixed(run: &RunResult, group: usize) -> Option<GroupDir> {
 pub(crate) fn group_dir_of<'a>(jobs: impl Iterator<Item = &'a JobResult>, d: usize) -> Option<GroupDir> {
     let mut g: Option<GroupDir> = None;
     for job in jobs.filter(|j| j.dirs[d].ios > 0) {
-        let (bytes, runtime) = (job.dirs[d].io_bytes, job.runtime_ns());
+        let (bytes, runtime) = (job.dirs[d].io_bytes, job.dir_runtime_ns(d));
         let bw = rate(bytes, runtime);
         let e = g.get_or_insert(GroupDir {
             io_bytes: 0,
@@ -91,9 +91,9 @@ fn rate(count: u64, runtime_ns: u64) -> f64 {
     }
 }
 
-fn runtime_of(dir: &DirResult, job: &JobResult) -> u64 {
+fn runtime_of(dir: &DirResult, job: &JobResult, d: usize) -> u64 {
     if dir.ios > 0 {
-        job.runtime_ns()
+        job.dir_runtime_ns(d)
     } else {
         0
     }
@@ -107,7 +107,7 @@ pub(crate) fn dir_summary(job: &JobResult, d: usize, run: &RunResult) -> DirSumm
 /// [`dir_summary`] against a given group aggregate bandwidth (bytes/s).
 pub(crate) fn dir_summary_in(job: &JobResult, d: usize, group_bw: f64) -> DirSummary {
     let dir = &job.dirs[d];
-    let runtime_ns = runtime_of(dir, job);
+    let runtime_ns = runtime_of(dir, job, d);
     let bw = rate(dir.io_bytes, runtime_ns);
     let (bw_kib, iops_samples) = if dir.ios > 0 {
         (

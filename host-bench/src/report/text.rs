@@ -26,7 +26,12 @@ pub fn normal_text(result: &RunResult) -> String {
 }
 
 fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
-    let _ = writeln!(out, "{}: (groupid={}, jobs={}): err= 0", job.name, job.groupid, job.instances);
+    let err = match job.latency.exceeded_ns {
+        // fio's ETIMEDOUT from a latency_target missed at QD 1.
+        Some(_) => "err=110 (func=max latency exceeded, error=Connection timed out)".to_string(),
+        None => "err= 0".to_string(),
+    };
+    let _ = writeln!(out, "{}: (groupid={}, jobs={}): {err}", job.name, job.groupid, job.instances);
     if job.unified_rw != UnifiedRw::Mixed {
         for (d, name) in DIR_NAMES.iter().enumerate() {
             dir_text(out, job, d, name, dir_summary(job, d, run));
@@ -40,6 +45,14 @@ fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
         };
         let s = dir_summary_in(&mixed, 0, group_bw.map_or(0.0, |g| g.agg_bytes_per_s));
         dir_text(out, &mixed, 0, "mixed", s);
+    }
+    let lat = &job.latency;
+    if lat.target_ns > 0 {
+        let _ = writeln!(
+            out,
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+            lat.target_ns, lat.window_us, lat.percentile, lat.depth
+        );
     }
     if let Some(ss) = &job.steady_state {
         let _ = writeln!(
@@ -127,7 +140,7 @@ fn group_line(out: &mut String, upper: &str, g: &GroupDir) {
     let (total, lo, hi, io) = (g.agg_bytes_per_s, g.min_bw_bytes_per_s, g.max_bw_bytes_per_s, g.io_bytes);
     let _ = writeln!(
         out,
-        "  {upper:>6}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+        "{upper:>7}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
         bytes_iec(total),
         bytes_si(total),
         bytes_iec(lo),

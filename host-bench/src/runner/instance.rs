@@ -44,6 +44,8 @@ pub(super) struct Instance {
     pub(super) finished: bool,
     pub(super) ss: Option<SteadyStateTracker>,
     pub(super) ss_reached_ns: Option<u64>,
+    /// `latency_target` or `flow` (see `control.rs`); `None` for ordinary jobs.
+    pub(super) control: Option<Box<control::Control>>,
 }
 
 /// I/Os an instance draws ahead of submitting them.

@@ -1,5 +1,5 @@
-//! A group's results: fio's per-job figures once the group is done, progress and the log of
-//! submitted I/Os while it runs.
+//! A group's results: fio's per-job figures once the group is done, progress, the log of
+//! submitted I/Os while it runs, and errors named by the job they belong to.
 
 use super::*;
 
@@ -43,6 +43,11 @@ impl GroupRun {
                     (s.result.dirs, s.result.iodepth_levels) = (r.dirs, r.iodepth_levels);
                     (s.result.start_ns, s.result.end_ns, s.series) = (r.start_ns, r.end_ns, r.series);
                 }
+                if s.offload {
+                    // fio's offload workers submit one I/O each and count their own depth.
+                    let n = s.result.iodepth_levels.iter().sum();
+                    s.result.iodepth_levels = [n, 0, 0, 0, 0, 0, 0];
+                }
                 let end = s.result.end_ns.max(s.result.start_ns).min(now_ns.max(s.result.start_ns));
                 s.result.end_ns = end;
                 s.series.finish(end);
@@ -55,4 +60,65 @@ impl GroupRun {
             })
             .collect()
     }
+
+    pub(super) fn iolog_error(&self, i: usize, message: String) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Iolog { job, message }
+    }
+
+    pub(super) fn device_error(&self, i: usize, source: DeviceError) -> RunError {
+        let job = self
+            .instances
+            .get(i)
+            .and_then(|inst| self.slots.get(inst.slot))
+            .map_or_else(String::new, |s| s.result.name.clone());
+        RunError::Device { job, source }
+    }
+}
+
+/// The reads of a job's verify phase (fio `do_verify`), which fio counts in the job's reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VerifyPhase {
+    pub ios: u64,
+    pub runtime_ns: u64,
+}
+
+impl JobResult {
+    /// fio's runtime of direction `d`: the job's runtime if the direction did I/O in it, plus,
+    /// for reads, the verify phase's (fio adds each phase's time to the directions it used).
+    pub fn dir_runtime_ns(&self, d: usize) -> u64 {
+        let verify = if d == 0 { self.verify } else { VerifyPhase::default() };
+        let main = if self.dirs[d].ios > verify.ios { self.runtime_ns() } else { 0 };
+        main + verify.runtime_ns
+    }
+
+    /// fio's `job_runtime`: every phase of the job.
+    pub fn job_runtime_ns(&self) -> u64 {
+        self.runtime_ns() + self.verify.runtime_ns
+    }
+}
+
+/// Adds the results of `phase` (`JobFile::verify_phase`, jobs named `NAME-verify`) to the
+/// jobs they verified: fio reports a job's verify reads as its own reads.
+pub fn merge_verify_phase(main: &mut RunResult, phase: &RunResult) {
+    for p in &phase.jobs {
+        let Some(name) = p.name.strip_suffix("-verify") else {
+            continue;
+        };
+        let Some(job) = main.jobs.iter_mut().find(|j| j.name == name) else {
+            continue;
+        };
+        let (from, to) = (&p.dirs[0], &mut job.dirs[0]);
+        to.clat.merge(&from.clat);
+        to.io_bytes += from.io_bytes;
+        to.ios += from.ios;
+        job.iodepth_levels.iter_mut().zip(p.iodepth_levels).for_each(|(a, b)| *a += b);
+        job.verify.ios += from.ios;
+        job.verify.runtime_ns += p.runtime_ns();
+    }
+    main.end_ns = main.end_ns.max(phase.end_ns);
 }

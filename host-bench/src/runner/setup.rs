@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
+pub(super) struct RampStats {
+    pub(super) dirs: [DirResult; 3],
+    pub(super) series: SeriesRecorder,
+    pub(super) iodepth_levels: [u64; 7],
+    pub(super) start_ns: u64,
+    pub(super) end_ns: u64,
+}
+
 pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
     let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
     let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
@@ -32,10 +41,13 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             end_ns: 0,
             iodepth_levels: [0; 7],
             steady_state,
+            latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),
+            verify: Default::default(),
             host_usage: None,
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,
+        offload: spec.submit_offload,
         ramp: (origin > now_ns).then(|| {
             Box::new(RampStats {
                 dirs: Default::default(),
@@ -48,6 +60,8 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
     }
 }
 
+// The instance's place in the file, the group and on the clock: each argument is a different fact.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn new_instance(
     spec: &JobSpec,
     job_index: usize,
@@ -56,6 +70,7 @@ pub(super) fn new_instance(
     info: &DeviceInfo,
     now_ns: u64,
     opts: &RunOptions,
+    flows: &mut Vec<super::flow::FlowShared>,
 ) -> Result<Instance, RunError> {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
@@ -108,6 +123,7 @@ pub(super) fn new_instance(
         finished: false,
         ss,
         ss_reached_ns: None,
+        control: control::Control::new(spec, flows, scale(spec.latency.window_ns, ts), measure_from_ns),
     })
 }
 

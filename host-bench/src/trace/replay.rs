@@ -340,6 +340,8 @@ pub fn replay(
         ],
         rw: RwMode::RandRw,
         iodepth: opts.qd,
+        verify: Default::default(),
+        latency: crate::runner::LatencyOutcome { depth: opts.qd, percentile: 100.0, ..Default::default() },
         percentile_list: DEFAULT_PERCENTILES.to_vec(),
         description: None,
         unified_rw: UnifiedRw::None,

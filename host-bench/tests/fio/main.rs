@@ -2,6 +2,7 @@
 //! runner (against a mock device) and reports (against real fio 3 output).
 
 mod compat;
+mod control;
 mod mock;
 mod parse;
 mod pattern;

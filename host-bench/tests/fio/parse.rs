@@ -390,3 +390,23 @@ fn unified_rw_reporting_values() {
     assert_eq!(job("unified_rw_reporting=0").unified_rw, UnifiedRw::None);
     assert!(err("[j]\nunified_rw_reporting=all\n").contains("allowed none, mixed, both, 0, 1, 2"));
 }
+
+#[test]
+fn latency_target_and_flow_options() {
+    // fio: these times have no is_seconds, so a bare number is microseconds.
+    let j = job("latency_target=500\nlatency_window=2s\nlatency_percentile=99.5\nlatency_run=1");
+    assert_eq!(
+        (j.latency.target_ns, j.latency.window_ns, j.latency.percentile, j.latency.run),
+        (500_000, 2_000_000_000, 99.5, true)
+    );
+    assert_eq!(job("latency_target=2ms").latency.target_ns, 2_000_000);
+    assert_eq!(job("").latency.percentile, 100.0);
+    let j = job("flow_id=3\nflow=7\nflow_sleep=100");
+    assert_eq!((j.flow.id, j.flow.weight, j.flow.sleep_us), (3, 7, 100));
+    assert!(err("[j]\nflow=1001\n").contains("allowed 0..=1000"));
+    assert!(err("[j]\nflow=-1\n").contains("'flow'"));
+    let e = err("[j]\nlatency_target=1ms\nrate_iops=100\n");
+    assert!(e.contains("'latency_target'") && e.contains("cannot be combined with rate_iops"), "{e}");
+    let e = err("[j]\nflow=2\nread_iolog=x.log\n");
+    assert!(e.contains("'flow'") && e.contains("read_iolog"), "{e}");
+}

@@ -81,8 +81,8 @@ fn options_fio_accepts_are_accepted_with_a_meaning() {
 #[test]
 fn refused_options_name_file_line_option_and_alternative() {
     let cases = [
-        ("latency_target=2ms", "iodepth"),
-        ("flow=1", "rate_iops"),
+        ("thinktime=10", "rate_iops"),
+        ("startdelay=1", "stonewall"),
         ("rate_min=10m", "read the result"),
         ("zonecapacity=1g", "zonemode=strided"),
         ("cmdprio_percentage=10", "leave the option out"),
@@ -96,7 +96,7 @@ fn refused_options_name_file_line_option_and_alternative() {
     }
     let e = parse("zonemode=zbd").unwrap_err();
     assert!(e.contains("'zonemode' = zbd is not supported (allowed none, strided"), "{e}");
-    let lenient = parse_str("[j]\nflow=1\n", "x.fio", &ParseOptions { ignore_unsupported: true }).unwrap();
+    let lenient = parse_str("[j]\nthinktime=1\n", "x.fio", &ParseOptions { ignore_unsupported: true }).unwrap();
     assert_eq!(lenient.warnings.len(), 1);
-    assert!(lenient.warnings[0].contains("ignoring refused option 'flow'"), "{:?}", lenient.warnings);
+    assert!(lenient.warnings[0].contains("ignoring refused option 'thinktime'"), "{:?}", lenient.warnings);
 }

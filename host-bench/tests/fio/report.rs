@@ -101,7 +101,8 @@ fn normal_text_has_fio_lines() {
     assert!(t.contains("    clat (usec): min=80, max=80, avg=80.00, stdev=0.00\n"), "{t}");
     assert!(t.contains("     |  1.00th=[   80],  5.00th=[   80], 10.00th=[   80], 20.00th=[   80],\n"), "{t}");
     assert!(t.contains("Run status group 0 (all jobs):\n"));
-    assert!(t.contains("    READ: bw=137MiB/s"), "{t}");
+    // fio 3.33's group lines: the direction right-aligned in 7 columns, no indent.
+    assert!(t.contains("\n   READ: bw=137MiB/s"), "{t}");
 }
 
 #[test]
@@ -132,7 +133,7 @@ fn group_bandwidth_is_bytes_over_longest_runtime() {
     let t = normal_text(&r);
     let line = t.lines().find(|l| l.contains("READ: bw=")).unwrap();
     // (1 s + 2 s) x 48.8 MiB/s over 2 s = 73.2 MiB/s; the old sum of bandwidths was 97.7.
-    assert!(line.starts_with("    READ: bw=73.2MiB/s (76.8MB/s), 48.8MiB/s-48.8MiB/s"), "{line}");
+    assert!(line.starts_with("   READ: bw=73.2MiB/s (76.8MB/s), 48.8MiB/s-48.8MiB/s"), "{line}");
     assert!(line.ends_with("run=1000-2000msec"), "{line}");
     let v = fio_json(&r, &JsonOptions::default());
     let per = |j: usize| v["jobs"][j]["read"]["bw_agg"].as_f64().unwrap();
@@ -150,7 +151,7 @@ fn unified_rw_reporting_mixed_and_both() {
     assert!((iops - 50_000.0).abs() < 100.0, "{iops}");
     let t = normal_text(&sample_result(&format!("{base}[m]\nunified_rw_reporting=1\n")));
     assert!(t.contains("  mixed: IOPS=50.0k") && !t.contains("  read: IOPS"), "{t}");
-    assert!(t.contains("   MIXED: bw=195MiB/s") && !t.contains("READ:"), "{t}");
+    assert!(t.contains("\n  MIXED: bw=195MiB/s") && !t.contains("READ:"), "{t}");
 
     let v = fio_json(&sample_result(&format!("{base}[b]\nunified_rw_reporting=both\n")), &JsonOptions::default());
     let job = &v["jobs"][0];
@@ -159,7 +160,10 @@ fn unified_rw_reporting_mixed_and_both() {
     let sum = job["read"]["io_bytes"].as_u64().unwrap() + job["write"]["io_bytes"].as_u64().unwrap();
     assert_eq!(job["mixed"]["io_bytes"].as_u64(), Some(sum));
     let t = normal_text(&sample_result(&format!("{base}[b]\nunified_rw_reporting=both\n")));
-    assert!(t.contains("    READ: bw=") && t.contains("   WRITE: bw=") && t.contains("   MIXED: bw=195MiB/s"), "{t}");
+    assert!(
+        t.contains("\n   READ: bw=") && t.contains("\n  WRITE: bw=") && t.contains("\n  MIXED: bw=195MiB/s"),
+        "{t}"
+    );
 }
 
 #[test]

@@ -1,0 +1,204 @@
+//! Closed-loop instances whose depth or pace another rule sets: fio's `latency_target` search
+//! (`lat_target.rs`) and token flow between jobs (`flow.rs`). Instances without either never
+//! come here: the runner tests one `Option` per completion.
+
+use super::flow::{FlowMember, FlowShared};
+use super::lat_target::LatSearch;
+use super::*;
+
+/// The rules that steer one instance.
+pub(super) struct Control {
+    pub(super) lat: Option<Box<LatSearch>>,
+    pub(super) flow: Option<FlowMember>,
+}
+
+impl Control {
+    /// The job's rules, or `None` when it has neither (the common case).
+    pub(super) fn new(spec: &JobSpec, flows: &mut Vec<FlowShared>, window_ns: u64, now_ns: u64) -> Option<Box<Self>> {
+        let lat = LatSearch::new(&spec.latency, window_ns, spec.iodepth, now_ns);
+        let flow = (spec.flow.weight > 0)
+            .then(|| FlowMember::join(flows, spec.flow.id, spec.flow.weight, spec.flow.sleep_us.saturating_mul(1000)));
+        (lat.is_some() || flow.is_some()).then(|| Box::new(Control { lat, flow }))
+    }
+}
+
+impl GroupRun {
+    /// What the run loop waits for besides completions: open-loop arrivals (submitting those
+    /// due) and flow members to retry or wake. `None`: completions only.
+    #[inline]
+    pub(super) fn next_deadline(&mut self, dev: &mut dyn Device, open_loop: bool) -> Result<Option<u64>, RunError> {
+        Ok(match (open_loop, self.controlled) {
+            (false, false) => None,
+            (true, false) => self.open_loop_arrivals(dev)?,
+            (false, true) => self.control_wake(dev)?,
+            (true, true) => earliest(self.open_loop_arrivals(dev)?, self.control_wake(dev)?),
+        })
+    }
+
+    /// Submits what instance `i` may submit now: up to the searched depth (else `iodepth`),
+    /// while its flow lets it; true when it submitted anything.
+    pub(super) fn fill_controlled(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<bool, RunError> {
+        let mut any = false;
+        loop {
+            let inst = &mut self.instances[i];
+            let Some(ctl) = inst.control.as_ref() else {
+                return Ok(any);
+            };
+            let depth = ctl.lat.as_ref().map_or(inst.iodepth, |l| l.depth().min(inst.iodepth));
+            if inst.outstanding >= depth || !inst.can_issue(now_ns) {
+                return Ok(any);
+            }
+            let outstanding = inst.outstanding;
+            if let Some(f) = inst.control.as_mut().and_then(|c| c.flow.as_mut()) {
+                if f.sleep_until_ns.is_some_and(|t| t > now_ns) {
+                    return Ok(any);
+                }
+                f.sleep_until_ns = None;
+                if f.held(&mut self.flows) {
+                    if f.sleep_ns > 0 {
+                        // fio: drain the queue, then sleep (the time starts once it is empty).
+                        f.sleep_until_ns =
+                            Some(if outstanding == 0 { now_ns.saturating_add(f.sleep_ns) } else { u64::MAX });
+                    }
+                    return Ok(any);
+                }
+            }
+            self.submit(dev, i, now_ns)?;
+            any = true;
+        }
+    }
+
+    /// After a completion of a controlled instance `i` (its statistics already recorded).
+    pub(super) fn controlled_completion(
+        &mut self,
+        dev: &mut dyn Device,
+        i: usize,
+        c: IoCompletion,
+        now_ns: u64,
+    ) -> Result<(), RunError> {
+        let inst = &mut self.instances[i];
+        let measuring = c.complete_ns >= inst.measure_from_ns;
+        let had_ramp = inst.measure_from_ns > inst.start_ns;
+        let empty = inst.outstanding == 0;
+        let Some(ctl) = inst.control.as_mut() else {
+            return Ok(());
+        };
+        let mut reset = false;
+        if let Some(lat) = ctl.lat.as_mut() {
+            lat.completed(c.complete_ns.saturating_sub(c.submit_ns));
+            if measuring {
+                lat.check(now_ns, had_ramp);
+            }
+            if empty && lat.quiesce.is_some() {
+                reset = lat.drained(now_ns);
+            }
+            if lat.done || lat.fatal_ns.is_some() {
+                inst.stopped = true;
+            }
+        }
+        if let Some(f) = ctl.flow.as_mut() {
+            if empty && f.sleep_until_ns == Some(u64::MAX) {
+                f.sleep_until_ns = Some(now_ns.saturating_add(f.sleep_ns));
+            }
+        }
+        if reset {
+            let slot = inst.slot;
+            self.restart_stats(slot, now_ns);
+        }
+        if self.fill_controlled(dev, i, now_ns)? {
+            self.retry_flow(dev, i, now_ns)?;
+        }
+        self.check_done(dev, i, now_ns);
+        Ok(())
+    }
+
+    /// fio `reset_all_stats` when the searched depth is found: the report is its final window.
+    fn restart_stats(&mut self, slot: usize, now_ns: u64) {
+        let s = &mut self.slots[slot];
+        s.result.dirs = Default::default();
+        s.result.iodepth_levels = [0; 7];
+        s.result.start_ns = now_ns;
+        s.result.end_ns = now_ns;
+        s.ramp = None;
+    }
+
+    /// Instance `i` counted in its flow: the members it held back may go on (fio's held jobs
+    /// spin on the shared counter).
+    pub(super) fn retry_flow(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
+        let Some(flow) = self.instances[i].control.as_ref().and_then(|c| c.flow.map(|f| f.flow)) else {
+            return Ok(());
+        };
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for j in 0..self.instances.len() {
+                let member = self.instances[j].control.as_ref().and_then(|c| c.flow).is_some_and(|f| f.flow == flow);
+                if j != i && member && !self.instances[j].finished && self.fill_controlled(dev, j, now_ns)? {
+                    progress = true;
+                    self.check_done(dev, j, now_ns);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A controlled instance finished: its search's outcome is reported, and it leaves its
+    /// flow (the others are retried before the runner next waits).
+    pub(super) fn controlled_finished(&mut self, i: usize) {
+        let inst = &mut self.instances[i];
+        let Some(ctl) = inst.control.as_mut() else {
+            return;
+        };
+        if let Some(lat) = ctl.lat.as_ref() {
+            let out = &mut self.slots[inst.slot].result.latency;
+            out.depth = lat.qd;
+            out.exceeded_ns = out.exceeded_ns.or(lat.fatal_ns);
+        }
+        if let Some(f) = ctl.flow.as_mut() {
+            f.leave(&mut self.flows);
+            self.flow_left = true;
+        }
+    }
+
+    /// Retries flow members after one left, wakes those whose `flow_sleep` is over; returns
+    /// the next wake-up time, if any.
+    pub(super) fn control_wake(&mut self, dev: &mut dyn Device) -> Result<Option<u64>, RunError> {
+        let now = dev.now_ns();
+        while std::mem::take(&mut self.flow_left) {
+            for i in 0..self.instances.len() {
+                let member = self.instances[i].control.as_ref().is_some_and(|c| c.flow.is_some());
+                if member && !self.instances[i].finished {
+                    self.fill_controlled(dev, i, now)?;
+                    self.check_done(dev, i, now);
+                }
+            }
+        }
+        let mut next: Option<u64> = None;
+        for i in 0..self.instances.len() {
+            let until = self.instances[i].control.as_ref().and_then(|c| c.flow).and_then(|f| f.sleep_until_ns);
+            match until {
+                Some(t) if t <= now && !self.instances[i].finished => {
+                    if self.fill_controlled(dev, i, now)? {
+                        self.retry_flow(dev, i, now)?;
+                    }
+                    self.check_done(dev, i, now);
+                    let again = self.instances[i].control.as_ref().and_then(|c| c.flow).and_then(|f| f.sleep_until_ns);
+                    if let Some(t) = again.filter(|&t| t != u64::MAX) {
+                        next = Some(next.map_or(t, |n| n.min(t)));
+                    }
+                }
+                Some(t) if t != u64::MAX && !self.instances[i].finished => next = Some(next.map_or(t, |n| n.min(t))),
+                _ => {}
+            }
+        }
+        Ok(next)
+    }
+}
+
+/// The earlier of two optional times.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
