@@ -10,6 +10,7 @@ pub mod lessons;
 pub mod model;
 pub mod page;
 pub mod record;
+pub mod series;
 
 pub use model::{Page, Question, Recording};
 pub use record::{Observed, Recorder};

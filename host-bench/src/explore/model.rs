@@ -87,14 +87,37 @@ pub struct Frames {
     pub throttled_ns: Vec<u64>,
     /// Host completions in the frame (since the previous one).
     pub completions: Vec<u32>,
-    /// 99th percentile completion latency in the frame, us (upper edge of its log bucket).
-    pub p99_us: Vec<f64>,
     /// Changed sampled blocks: flat [id, state, valid, wp, erase, stream, closed_at] x n.
     pub delta: Vec<Vec<u64>>,
     /// Victims chosen in the frame.
     pub victims: Vec<Vec<VictimRec>>,
     /// On sampled drives: closed blocks by valid fraction, 16 bins, over the whole drive.
     pub hist: Vec<Vec<u32>>,
+}
+
+/// The charts' intervals as columns (index k is interval k, from frame `from_frame[k]` to
+/// frame `to_frame[k]`); `explore::series` computes them from the frames.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Series {
+    pub from_frame: Vec<u32>,
+    pub to_frame: Vec<u32>,
+    /// Host completions per second of simulated time.
+    pub iops: Vec<f64>,
+    /// 99th percentile latency of the interval's completions, us (upper edge of its log bucket:
+    /// 4 buckets per power of two).
+    pub p99_us: Vec<f64>,
+    /// NAND bytes written / host bytes written in the interval (`None` without host writes).
+    pub wa: Vec<Option<f64>>,
+    /// Cumulative WA at the interval's end.
+    pub wa_cum: Vec<f64>,
+    /// Free blocks at the interval's end.
+    pub free_blocks: Vec<u32>,
+    /// Share of the interval host writes waited for GC, %.
+    pub gc_stall_pct: Vec<f64>,
+    /// Energy / time over the interval, W.
+    pub power_w: Vec<f64>,
+    /// Share of the interval the power governor held operations, %.
+    pub throttled_pct: Vec<f64>,
 }
 
 /// What the shown dies did, as the recorder saw them after each host completion: every array
@@ -126,6 +149,12 @@ pub struct Recording {
     pub init: Vec<BlockRec>,
     pub frames: Frames,
     pub dies: DieTimeline,
+    /// The charts' values (filled in for the page by `explore::series::chart_series`).
+    #[serde(default)]
+    pub series: Series,
+    /// Latency bucket counts (frame, bucket, count) in frame order; not embedded in the page.
+    #[serde(skip)]
+    pub lat: Vec<(u32, u16, u32)>,
     /// What happened at the end (a power cut's report), when the scenario has one.
     pub notes: Vec<String>,
 }

@@ -69,30 +69,17 @@
 
   // ---- derived series ------------------------------------------------------------------------
   const wa = (F, i) => F.host_write_bytes[i] > 0 ? F.nand_write_bytes[i] / F.host_write_bytes[i] : 0;
-  function intervalSeries(r, tEnd, bins) {
-    const F = r.frames, out = { t: [], iops: [], p99: [], wa: [], wacum: [], free: [], stall: [], power: [], thr: [] };
-    let prev = 0;
-    for (let k = 1; k <= bins; k++) {
-      const te = tEnd * k / bins;
-      const i = frameAt(r, te);
-      if (i <= prev && k < bins) continue;
-      const a = prev, b = Math.max(i, prev);
-      const dt = (F.t_ns[b] - F.t_ns[a]) / 1e9;
-      let ios = 0, p99 = 0;
-      for (let j = a + 1; j <= b; j++) { ios += F.completions[j]; p99 = Math.max(p99, F.p99_us[j]); }
-      const dh = F.host_write_bytes[b] - F.host_write_bytes[a];
-      out.t.push(F.t_ns[b]);
-      out.iops.push(dt > 0 ? ios / dt : 0);
-      out.p99.push(p99);
-      out.wa.push(dh > 0 ? (F.nand_write_bytes[b] - F.nand_write_bytes[a]) / dh : null);
-      out.wacum.push(wa(F, b));
-      out.free.push(F.free_blocks[b]);
-      out.stall.push(dt > 0 ? (F.gc_stall_ns[b] - F.gc_stall_ns[a]) / 1e7 / dt : 0);
-      out.power.push(dt > 0 ? (F.energy_j[b] - F.energy_j[a]) / dt : 0);
-      out.thr.push(dt > 0 ? (F.throttled_ns[b] - F.throttled_ns[a]) / 1e7 / dt : 0);
-      prev = b;
-    }
-    return out;
+  // The charts' intervals, computed by the recorder's side (explore/series.rs): interval k runs
+  // from frame from_frame[k] to frame to_frame[k].
+  function seriesOf(r) {
+    const S = r.series, F = r.frames;
+    return Object.assign({ t: S.to_frame.map((j) => F.t_ns[j]) }, S);
+  }
+  function binAt(r, i) { // last interval ending at or before frame i (-1 if none)
+    const E = r.series.to_frame;
+    let lo = 0, hi = E.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (E[m] <= i) lo = m + 1; else hi = m; }
+    return lo - 1;
   }
 
   // ---- charts ----------------------------------------------------------------------------------
@@ -123,19 +110,31 @@
     });
     const legend = lines.map((l) => `<span style="color:${l.color}">&#9644; ${l.name}</span>`).join(' ');
     el('div', {}, box).innerHTML = legend;
+    const val = el('div', { class: 'cv' }, box);
     const cur = el('svg:line', { y1: 0, y2: H - PADB, stroke: '#000', 'stroke-width': 0.8, 'vector-effect': 'non-scaling-stroke' }, svg);
     const dot = el('svg:circle', { r: 2.5, fill: '#000' }, svg);
-    return { svg: svg, cur: cur, dot: dot, X: X, Y: Y, lines: lines };
+    return { svg: svg, cur: cur, dot: dot, val: val, X: X, Y: Y, lines: lines };
   }
-  function moveCursor(c, t) {
-    const x = c.X(t);
+  // The cursor at frame i; the readout is the last interval that ended by then (data-v-KEY holds
+  // each line's exact value, data-from/to-frame the interval).
+  function moveCursor(c, r, i) {
+    const F = r.frames, x = c.X(F.t_ns[i]), k = binAt(r, i);
     c.cur.setAttribute('x1', x); c.cur.setAttribute('x2', x);
     c.svg.setAttribute('data-cursor-x', x.toFixed(2));
-    const l = c.lines[0];
-    let k = 0;
-    while (k + 1 < l.t.length && l.t[k + 1] <= t) k++;
-    const v = l.y[k];
-    if (v != null && l.t.length) { c.dot.setAttribute('cx', x); c.dot.setAttribute('cy', c.Y(v)); c.svg.setAttribute('data-value', fmt(v)); }
+    c.svg.setAttribute('data-bin', k);
+    if (k < 0) {
+      c.dot.setAttribute('r', 0);
+      c.val.textContent = 'no interval has ended yet';
+      c.lines.forEach((l) => c.svg.removeAttribute('data-v-' + l.key));
+      ['data-from-frame', 'data-to-frame'].forEach((a) => c.svg.removeAttribute(a));
+      return;
+    }
+    const S = r.series, a = S.from_frame[k], b = S.to_frame[k], v = c.lines[0].y[k];
+    c.svg.setAttribute('data-from-frame', a); c.svg.setAttribute('data-to-frame', b);
+    c.lines.forEach((l) => c.svg.setAttribute('data-v-' + l.key, l.y[k] == null ? '' : String(l.y[k])));
+    c.dot.setAttribute('r', v == null ? 0 : 2.5);
+    if (v != null) { c.dot.setAttribute('cx', c.X(F.t_ns[b])); c.dot.setAttribute('cy', c.Y(v)); }
+    c.val.textContent = c.lines.map((l) => l.name + ' ' + fmt(l.y[k])).join(', ') + ` over ${(F.t_ns[a] / 1e6).toFixed(3)}..${(F.t_ns[b] / 1e6).toFixed(3)} ms`;
   }
   function fmt(v) {
     if (v == null) return '-';
@@ -196,16 +195,17 @@
     r.histTitle = el('div', { text: 'valid units of closed blocks' }, hb);
     r.hist = el('svg:svg', { viewBox: '0 0 400 90', preserveAspectRatio: 'none' }, hb);
     const cs = el('div', { class: 'charts' }, box);
-    const S = intervalSeries(r, tEnd, 200);
+    const S = seriesOf(r);
+    const line = (name, key, color) => ({ name: name, key: key, t: S.t, y: S[key], color: color });
     r.charts = [
-      chart(cs, 'host IOPS', tEnd, [{ name: 'IOPS', t: S.t, y: S.iops, color: '#1f77b4' }]),
-      chart(cs, 'p99 latency (us)', tEnd, [{ name: 'p99', t: S.t, y: S.p99, color: '#d62728' }]),
-      chart(cs, 'write amplification', tEnd, [{ name: 'per interval', t: S.t, y: S.wa, color: '#ff7f0e' }, { name: 'cumulative', t: S.t, y: S.wacum, color: '#2ca02c' }],
+      chart(cs, 'host IOPS', tEnd, [line('IOPS', 'iops', '#1f77b4')]),
+      chart(cs, 'p99 latency (us)', tEnd, [line('p99', 'p99_us', '#d62728')]),
+      chart(cs, 'write amplification', tEnd, [line('per interval', 'wa', '#ff7f0e'), line('cumulative', 'wa_cum', '#2ca02c')],
         [{ y: m.wa_greedy_ref, color: '#555', label: 'greedy model ' + m.wa_greedy_ref.toFixed(2) }]),
-      chart(cs, 'free blocks', tEnd, [{ name: 'free', t: S.t, y: S.free, color: '#17becf' }],
+      chart(cs, 'free blocks', tEnd, [line('free', 'free_blocks', '#17becf')],
         [{ y: m.gc_threshold_blocks, color: '#d62728', label: 'GC starts' }, { y: m.host_reserve_blocks, color: '#8c564b', label: 'host writes wait' }]),
-      chart(cs, 'GC stall (% of time)', tEnd, [{ name: 'GC stall', t: S.t, y: S.stall, color: '#9467bd' }]),
-      chart(cs, 'power (W), throttled (% of time)', tEnd, [{ name: 'avg power', t: S.t, y: S.power, color: '#e377c2' }, { name: 'throttled %', t: S.t, y: S.thr, color: '#7f7f7f' }],
+      chart(cs, 'GC stall (% of time)', tEnd, [line('GC stall', 'gc_stall_pct', '#9467bd')]),
+      chart(cs, 'power (W), throttled (% of time)', tEnd, [line('avg power', 'power_w', '#e377c2'), line('throttled %', 'throttled_pct', '#7f7f7f')],
         [{ y: m.power_cap_w, color: '#d62728', label: 'cap' }]),
     ];
     const dt = el('div', { class: 'dietl' }, box);
@@ -332,7 +332,7 @@
     } else r.selInfo.textContent = 'click a block for its numbers (or hover it)';
     drawHist(r, i, s);
     drawArrows(r, i, s);
-    r.charts.forEach((c) => moveCursor(c, F.t_ns[i]));
+    r.charts.forEach((c) => moveCursor(c, r, i));
     drawDies(r, t);
   }
 

@@ -20,7 +20,7 @@ pub const SAMPLE_BLOCKS: u32 = 1024;
 /// dropped, so a long run keeps a thinner sample.
 pub const MAX_DIE_ENTRIES: usize = 24_000;
 /// Latency buckets: 4 per power of two of ns.
-const LAT_BUCKETS: usize = 256;
+pub(crate) const LAT_BUCKETS: usize = 256;
 
 /// Frames under construction, with what merging needs besides the columns.
 pub struct Recorder {
@@ -54,7 +54,7 @@ fn lat_bucket(ns: u64) -> usize {
 }
 
 /// Upper edge of a latency bucket, ns.
-fn lat_upper(b: usize) -> u64 {
+pub(crate) fn lat_upper(b: usize) -> u64 {
     if b < 8 {
         return (b as u64).min(4); // 0..=3 exact; 4..8 unused
     }
@@ -62,19 +62,10 @@ fn lat_upper(b: usize) -> u64 {
     ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
 }
 
-/// The 99th percentile of sparse (bucket, count) pairs, us.
-fn p99_us(h: &mut [(u16, u32)]) -> f64 {
-    h.sort_unstable();
-    let n: u64 = h.iter().map(|&(_, c)| c as u64).sum();
-    let want = (n * 99).div_ceil(100);
-    let mut acc = 0u64;
-    for &(b, c) in h.iter() {
-        acc += c as u64;
-        if acc >= want {
-            return lat_upper(b as usize) as f64 / 1000.0;
-        }
-    }
-    0.0
+/// The upper edge (ns) of the latency bucket `ns` falls in: what a percentile of the page
+/// reports for a latency of `ns`.
+pub fn latency_bucket_upper_ns(ns: u64) -> u64 {
+    lat_upper(lat_bucket(ns))
 }
 
 /// The state of block `b` as drawn.
@@ -170,7 +161,6 @@ impl Recorder {
         f.energy_j.push(c.energy_j);
         f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
         f.completions.push(self.since);
-        f.p99_us.push(0.0);
         let mpb = self.meta.mus_per_block;
         let reloc = ssd.gc_relocating();
         let now_mus = ssd.core.stats.host_write_mus;
@@ -310,8 +300,7 @@ impl Recorder {
                 free_blocks,
                 gc_stall_ns,
                 energy_j,
-                throttled_ns,
-                p99_us
+                throttled_ns
             );
             out.completions.push(span.clone().map(|i| f.completions[i]).sum());
             out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().copied()).collect());
@@ -367,11 +356,6 @@ impl Recorder {
             delta_encode(v, 2);
         }
         let n = frames.t_ns.len();
-        let mut hists = vec![Vec::new(); n];
-        for &(i, b, c) in &self.lat {
-            hists[i as usize].push((b, c));
-        }
-        frames.p99_us = hists.iter_mut().map(|h| p99_us(h)).collect();
         frames.delta = vec![Vec::new(); n];
         for &(i, b, r) in &self.deltas {
             frames.delta[i as usize].extend_from_slice(&[
@@ -384,7 +368,16 @@ impl Recorder {
                 r.closed_at,
             ]);
         }
-        Recording { label: label.into(), meta: self.meta, init: self.init, frames, dies, notes }
+        Recording {
+            label: label.into(),
+            meta: self.meta,
+            init: self.init,
+            frames,
+            dies,
+            series: Default::default(),
+            lat: self.lat,
+            notes,
+        }
     }
 }
 
