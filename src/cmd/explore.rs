@@ -38,6 +38,9 @@ pub struct ExploreArgs {
     /// Cut power when the job ends (before the write buffer drains) and record the reboot.
     #[arg(long, conflicts_with = "lesson")]
     pub power_cut: bool,
+    /// Start from a drive saved by `run --save-drive` or `drive precondition` (docs/snapshots.md).
+    #[arg(long, conflicts_with_all = ["lesson", "compare_plp", "power_cut"])]
+    pub from_drive: Option<PathBuf>,
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
@@ -123,7 +126,13 @@ fn command_line() -> String {
 fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
     let job_path = a.job.as_ref().ok_or_else(|| CliError::bad_input("a job file or --lesson is required"))?;
     let base = a.drive.to_config()?;
-    let one = |label: String, cfg, power_cut| RunSpec { label, cfg, job: String::new(), power_cut };
+    let one = |label: String, cfg, power_cut| RunSpec {
+        label,
+        cfg,
+        job: String::new(),
+        power_cut,
+        from_drive: a.from_drive.clone(),
+    };
     let name = job_path.display().to_string();
     let pair = |s: &str, flag: &str| -> Result<(String, String), CliError> {
         match s.split(',').map(str::trim).collect::<Vec<_>>()[..] {

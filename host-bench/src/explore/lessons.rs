@@ -18,6 +18,8 @@ pub struct RunSpec {
     pub job: String,
     /// Cut power when the job ends (before the write buffer drains) and record the reboot.
     pub power_cut: bool,
+    /// Start from this saved drive (`--save-drive`, `drive precondition`) instead of a new one.
+    pub from_drive: Option<std::path::PathBuf>,
 }
 
 /// A preset scenario.
@@ -48,7 +50,7 @@ fn cfg(drive: &str, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
 }
 
 fn spec(label: &str, cfg: SimConfig, job: &str) -> RunSpec {
-    RunSpec { label: label.into(), cfg, job: job.into(), power_cut: false }
+    RunSpec { label: label.into(), cfg, job: job.into(), power_cut: false, from_drive: None }
 }
 
 /// Every lesson, in teaching order.
@@ -186,9 +188,14 @@ pub fn run_spec(
     file: &JobFile,
     stop: Option<&AtomicBool>,
 ) -> Result<(RunResult, SimSession, Recording), String> {
-    let mut s =
-        if spec.power_cut { SimSession::with_power_loss(spec.cfg.clone()) } else { SimSession::new(spec.cfg.clone()) }
-            .map_err(|e| e.to_string())?;
+    let mut s = match &spec.from_drive {
+        // A saved drive keeps no write sequences, which a power cut's rebuild needs.
+        Some(_) if spec.power_cut => return Err("a power cut cannot be recorded on a drive loaded with --from-drive (a saved drive keeps no write sequences for the rebuild)".into()),
+        Some(p) => SimSession::from_snapshot(spec.cfg.clone(), p).map(|(s, _)| s),
+        None if spec.power_cut => SimSession::with_power_loss(spec.cfg.clone()),
+        None => SimSession::new(spec.cfg.clone()),
+    }
+    .map_err(|e| e.to_string())?;
     let (r, mut rec) = super::record_run(&mut s, file, stop, None).map_err(|e| e.to_string())?;
     let mut notes = Vec::new();
     if spec.power_cut {

@@ -92,11 +92,12 @@
     lines.forEach((l) => l.y.forEach((v) => { if (v != null && isFinite(v)) ymax = Math.max(ymax, v); }));
     (refs || []).forEach((r) => { if (r.y != null) ymax = Math.max(ymax, r.y); });
     ymax = ymax > 0 ? ymax * 1.08 : 1;
-    const X = (t) => PADL + (W - PADL - 4) * (tEnd > 0 ? t / tEnd : 0);
+    const X = (t) => PADL + (W - PADL - 4) * (tEnd > tStart ? (t - tStart) / (tEnd - tStart) : 0);
     const Y = (v) => H - PADB - (H - PADB - 4) * (v / ymax);
     el('svg:text', { x: 2, y: 10, 'font-size': 9, text: fmt(ymax / 1.08) }, svg);
     el('svg:text', { x: 2, y: H - PADB, 'font-size': 9, text: '0' }, svg);
     el('svg:text', { x: W - 60, y: H - 2, 'font-size': 9, text: (tEnd / 1e6).toFixed(1) + ' ms' }, svg);
+    if (tStart > 0) el('svg:text', { x: PADL, y: H - 2, 'font-size': 9, text: (tStart / 1e6).toFixed(1) + ' ms' }, svg);
     el('svg:line', { x1: PADL, y1: H - PADB, x2: W, y2: H - PADB, stroke: '#999', 'stroke-width': 0.5 }, svg);
     (refs || []).forEach((r) => {
       if (r.y == null) return;
@@ -339,8 +340,9 @@
   // ---- global state, fragment, controls -------------------------------------------------------
   const runs = D.runs.map((r, idx) => { r.idx = idx; return prepare(r); });
   const tEnd = Math.max(...runs.map((r) => r.frames.t_ns[r.n - 1]));
+  const tStart = Math.min(...runs.map((r) => r.frames.t_ns[0])); // > 0 on a drive loaded with --from-drive
   const times = Array.from(new Set([].concat(...runs.map((r) => r.frames.t_ns)))).sort((a, b) => a - b);
-  const WIN0 = Math.max(2, Math.round(tEnd / 1e6 / 200));
+  const WIN0 = Math.max(2, Math.round((tEnd - tStart) / 1e6 / 200));
   const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
 
   function idxOfTime(t) { let lo = 0, hi = times.length - 1; if (t >= times[hi]) return hi; while (lo < hi) { const m = (lo + hi + 1) >> 1; if (times[m] <= t) lo = m; else hi = m - 1; } return lo; }
@@ -437,7 +439,7 @@
   $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
   $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
   $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
-  $('zout').addEventListener('click', () => { UI.win = Math.min(tEnd / 1e6, UI.win * 4); update(); writeHash(); });
+  $('zout').addEventListener('click', () => { UI.win = Math.min((tEnd - tStart) / 1e6, UI.win * 4); update(); writeHash(); });
   $('view').addEventListener('change', () => { UI.view = $('view').value; update(); writeHash(); });
   for (const k of ['gc', 'wa', 'vv', 'free']) $('bp-' + k).addEventListener('change', () => { const v = $('bp-' + k).value; if (v === '') delete UI.bp[k]; else UI.bp[k] = Number(v); writeHash(); });
   document.addEventListener('keydown', (e) => { if (e.key === ' ' && e.target.tagName !== 'INPUT') { e.preventDefault(); play(!UI.playing); } });

@@ -18,8 +18,9 @@ fn escape_text(s: &str) -> String {
 pub fn render(page: &Page) -> Result<String, serde_json::Error> {
     let mut page = page.clone();
     let t_end = page.runs.iter().filter_map(|r| r.frames.t_ns.last().copied()).max().unwrap_or(0);
+    let t_start = page.runs.iter().filter_map(|r| r.frames.t_ns.first().copied()).min().unwrap_or(0).min(t_end);
     for r in &mut page.runs {
-        r.series = series::chart_series(r, t_end);
+        r.series = series::chart_series(r, t_start, t_end);
     }
     let page = &page;
     // Inside <script type="application/json">, "</" could end the element: escape it (JSON

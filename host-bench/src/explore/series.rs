@@ -30,16 +30,17 @@ pub fn percentile_us(counts: &[u64], pct: u64) -> f64 {
     0.0
 }
 
-/// The chart series of `r` over `[0, t_end]` in [`BINS`] intervals: interval k ends at the last
-/// frame at or before `t_end * k / BINS` (intervals that would hold no frame are skipped).
-pub fn chart_series(r: &Recording, t_end: u64) -> Series {
+/// The chart series of `r` over `[t_start, t_end]` in [`BINS`] intervals: interval k ends at
+/// the last frame at or before `t_start + (t_end - t_start) * k / BINS` (intervals that would
+/// hold no frame are skipped). `t_start` is 0 except on a drive loaded from a snapshot.
+pub fn chart_series(r: &Recording, t_start: u64, t_end: u64) -> Series {
     let f = &r.frames;
     let mut s = Series::default();
     let mut counts = vec![0u64; LAT_BUCKETS];
     let mut lat = r.lat.iter().peekable();
     let mut prev = 0usize;
     for k in 1..=BINS {
-        let te = (t_end as u128 * k as u128 / BINS as u128) as u64;
+        let te = t_start + ((t_end - t_start) as u128 * k as u128 / BINS as u128) as u64;
         let b = frame_at(f, te);
         if b <= prev {
             continue;
