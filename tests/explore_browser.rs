@@ -215,8 +215,9 @@ fn lesson_pages_in_headless_chromium() {
     assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, the first victim with >= {k} valid is at {first:?}");
 }
 
-/// The drive at one observed call: time, counters, throttled time, block table.
-type Snap = (u64, Counters, u64, Vec<BlockRec>);
+/// The drive at one observed call: time, counters, throttled time, block table, host units
+/// written (cost-benefit's clock).
+type Snap = (u64, Counters, u64, Vec<BlockRec>, u64);
 
 /// A device that passes everything through, captures the drive after the wait/settle calls
 /// numbered in `at` (as the recorder counts them) and logs every completion's latency.
@@ -234,7 +235,7 @@ impl Stopper<'_> {
         let ssd = &self.target.ssd;
         let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
         let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
-        (ssd.now(), ssd.counters(), throttled, blocks)
+        (ssd.now(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
     }
     fn after_call(&mut self, done: Option<&IoCompletion>) {
         self.calls += 1;
@@ -379,6 +380,44 @@ fn page_numbers_equal_the_simulators_counters() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let throttled = check_against_simulator(&chrome, &out.join("index.html"), &[capped]);
     assert!(throttled > 0, "the capped run never throttled: the check is vacuous");
+    // Cost-benefit: the histogram's candidates and scores are the block table's at that frame.
+    let lesson = lessons::find("greedy-vs-cost-benefit").unwrap();
+    let out = dir.join("cb");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", "--lesson", lesson.name, "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let k = lesson.runs.iter().position(|r| r.cfg.gc_policy == Some(ftl::GcPolicy::CostBenefit)).unwrap();
+    check_rivals(&chrome, &out.join("index.html"), &lesson.runs[k], k);
+}
+
+/// At a frame of run `k` (cost-benefit) where GC chose a victim, the histogram marks the best
+/// other candidates of the victim's die with the scores the block table gives at that moment.
+fn check_rivals(chrome: &Path, page: &Path, spec: &lessons::RunSpec, k: usize) {
+    let data = embedded(page);
+    let f = &data.runs[k].frames;
+    let (n, mpb, bpd) = (f.t_ns.len(), data.runs[k].meta.mus_per_block, data.runs[k].meta.blocks_per_die);
+    let i = (n / 2..n - 1).find(|&j| !f.victims[j].is_empty() && f.t_ns[j + 1] > f.t_ns[j]).expect("a victim frame");
+    let victim = f.victims[i].last().unwrap().block;
+    let (dom, err) = dump_dom(chrome, page, &format!("t={}", f.t_ns[i]), 3000);
+    assert_clean(&dom, &err, "cost-benefit histogram");
+    let shown: Vec<(u32, f64)> = tags(run_panel(&dom, k), "data-rival=")
+        .map(|t| (attr(t, "data-rival").unwrap().parse().unwrap(), attr(t, "data-score").unwrap().parse().unwrap()))
+        .collect();
+    let (got, _) = rerun(spec, vec![f.calls[i]]);
+    let (_, _, _, blocks, now_mus) = &got[&f.calls[i]];
+    let die = victim / bpd;
+    let mut want: Vec<(f64, u32)> = (die * bpd..(die + 1) * bpd)
+        .filter(|&b| b != victim)
+        .map(|b| (b, &blocks[b as usize]))
+        .filter(|(_, r)| r.state == 2 && r.wp > 0 && r.valid < mpb)
+        .map(|(b, r)| (ftl::gc_policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
+        .collect();
+    want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let want: Vec<(u32, f64)> = want.iter().take(5).map(|&(s, b)| (b, s)).collect();
+    assert!(!want.is_empty(), "frame {i}: no other candidate on die {die}: the check is vacuous");
+    assert_eq!(shown, want, "frame {i} (victim {victim}): candidates and scores");
 }
 
 /// Opens `page` at a few moments of each run and compares what it shows (readouts, block map,
@@ -410,7 +449,7 @@ fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec
         at.extend(charts.iter().flatten().flat_map(|c| [f.calls[c.from], f.calls[c.to]]));
         let (got, done) = rerun(spec, at);
         for ((&i, dom), charts) in picks.iter().zip(&doms).zip(&charts) {
-            let (t, c, throttled, blocks) = &got[&f.calls[i]];
+            let (t, c, throttled, blocks, _) = &got[&f.calls[i]];
             assert_eq!(f.t_ns[i], *t, "run {k} frame {i}: time");
             max_throttled = max_throttled.max(*throttled);
             let p = run_panel(dom, k);

@@ -89,7 +89,7 @@ pub fn all() -> Vec<Lesson> {
             text: &[
                 "Greedy GC always takes the block with the fewest valid units. Cost-benefit (Rosenblum and Ousterhout's LFS cleaner) weighs the free space gained against the cost of copying and the block's age: score = (1 - u) x age / 2u, with u the valid fraction.",
                 "Under skewed writes a cold block rarely loses data, so greedy leaves it alone while hot blocks are collected again and again just before they would have emptied themselves. Cost-benefit collects old, fairly full cold blocks once and leaves hot blocks to die on their own.",
-                "Both runs separate GC data from host data (hot/cold streams) and write with a zipf:1.2 distribution. In the histogram, compare the valid counts of the chosen victims; on the cost-benefit side the chosen block's score is shown.",
+                "Both runs separate GC data from host data (hot/cold streams) and write with a zipf:1.2 distribution. In the histogram, compare the valid counts of the chosen victims; on the cost-benefit side the chosen block's score is shown with the best blocks it was chosen over (their scores as the frame saw them).",
             ],
             runs: vec![
                 spec(

@@ -55,12 +55,16 @@ pub struct DriveMeta {
 }
 
 /// A victim chosen during a frame: block, valid units when chosen, cost-benefit score then.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VictimRec {
     pub block: u32,
     pub valid: u32,
     /// `None` for an empty block (an infinite score: nothing to copy).
     pub score: Option<f64>,
+    /// Under cost-benefit: the best other candidates of the victim's die at the frame, best
+    /// first, as (block, valid units, score) — what the victim was chosen over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rivals: Vec<(u32, u32, Option<f64>)>,
 }
 
 /// Frames as columns: index i of every vector is frame i.

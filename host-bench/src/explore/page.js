@@ -266,8 +266,17 @@
       const x = Math.min(bins - 1, Math.floor(lv.v.valid * bins / (mpb + 1))) * bw + bw / 2;
       el('svg:line', { x1: x, x2: x, y1: 0, y2: 82, stroke: '#d00', 'stroke-width': 2 }, svg);
       el('svg:text', { x: x > 200 ? x - 3 : x + 3, 'text-anchor': x > 200 ? 'end' : 'start', y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
-      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${lv.v.score == null ? 'infinite (empty block)' : fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
+      const sc = (v) => v == null ? 'infinite (empty block)' : fmt(v);
+      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${sc(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
       svg.setAttribute('data-victim', lv.v.block);
+      // Cost-benefit: the best other candidates of the victim's die, as scored at that frame.
+      const rivals = lv.v.rivals || [];
+      rivals.forEach(([b, v, score], n) => {
+        const xr = Math.min(bins - 1, Math.floor(v * bins / (mpb + 1))) * bw + bw / 2 + (n + 1) * 2;
+        el('svg:line', { x1: xr, x2: xr, y1: 20 + n * 9, y2: 82, stroke: '#555', 'stroke-width': 1, 'stroke-dasharray': '2 2', 'data-rival': b, 'data-score': score == null ? '' : String(score) }, svg);
+        el('svg:text', { x: xr > 200 ? xr - 3 : xr + 3, 'text-anchor': xr > 200 ? 'end' : 'start', y: 20 + n * 9, 'font-size': 8, fill: '#555', text: `block ${b}: ${v} valid, score ${sc(score)}` }, svg);
+      });
+      if (rivals.length) title += `, over ${rivals.map(([b, v, score]) => `block ${b} (${v} valid, ${sc(score)})`).join(', ')} (scores at the frame)`;
     }
     r.histTitle.textContent = title;
   }

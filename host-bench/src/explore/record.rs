@@ -19,6 +19,8 @@ pub const SAMPLE_BLOCKS: u32 = 1024;
 /// Die-timeline entries kept at most (over all shown dies); past this every other one is
 /// dropped, so a long run keeps a thinner sample.
 pub const MAX_DIE_ENTRIES: usize = 24_000;
+/// Cost-benefit candidates kept beside each victim.
+pub const RIVALS: usize = 5;
 /// Latency buckets: 4 per power of two of ns.
 pub(crate) const LAT_BUCKETS: usize = 256;
 
@@ -94,6 +96,22 @@ fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
         stream: t.stream[i],
         closed_at: t.closed_at[i],
     }
+}
+
+/// Under cost-benefit, the best [`RIVALS`] candidates of victim `v`'s die now, best first
+/// (ties by block id, as the policy breaks them).
+fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
+    if ssd.core.cfg.policy != ftl::GcPolicy::CostBenefit {
+        return Vec::new();
+    }
+    let (t, mpb, now) = (&ssd.core.blocks, ssd.core.layout.mus_per_block, ssd.core.stats.host_write_mus);
+    let mut c: Vec<(f64, u32)> = t
+        .die_blocks(v / ssd.core.layout.blocks_per_die.max(1))
+        .filter(|&b| b != v && t.is_candidate(b, mpb))
+        .map(|b| (ftl::gc_policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
+        .collect();
+    c.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    c.iter().take(RIVALS).map(|&(s, b)| (b, t.valid[b as usize], Some(s).filter(|s| s.is_finite()))).collect()
 }
 
 impl Recorder {
@@ -198,6 +216,7 @@ impl Recorder {
                         block: b,
                         valid,
                         score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                        rivals: rivals(ssd, b),
                     });
                 }
                 self.deltas.push((idx, b, r));
@@ -303,7 +322,7 @@ impl Recorder {
                 throttled_ns
             );
             out.completions.push(span.clone().map(|i| f.completions[i]).sum());
-            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().copied()).collect());
+            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
             if !f.hist.is_empty() {
                 out.hist.push(f.hist[k].clone());
             }
