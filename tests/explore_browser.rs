@@ -177,6 +177,36 @@ fn lesson_pages_in_headless_chromium() {
     // The die timeline shows operations around a moment of random writes.
     let shown = tags(p2, "data-shown=").map(|t| attr(t, "data-shown").unwrap().parse::<u32>().unwrap()).next();
     assert!(shown.is_some_and(|n| n > 0), "die timeline empty at t={late}: {shown:?}");
+    // "Next write" steps one host write completion at a time after GC starts: the frames there
+    // hold one write each, and a step lands on the next write of either run.
+    let singles = |r: &host_bench::explore::Recording| single_write_frames(&r.frames);
+    let fine = singles(&data.runs[0]);
+    // (Writes that complete at one simulated instant are one moment of the page.)
+    assert!(fine.len() >= 500, "only {} single-write frames after GC started", fine.len());
+    let i = fine[fine.len() / 2];
+    let from = data.runs[0].frames.t_ns[i - 1];
+    let (d, e) = dump_dom(&chrome, &page, &format!("t={from}&stepw=1"), 3000);
+    assert_clean(&d, &e, "next write");
+    let body = tags(&d, "<body").next().unwrap();
+    assert_eq!(attr(body, "data-step-writes"), Some("1"), "{body}");
+    let t_step: u64 = attr(body, "data-t").unwrap().parse().unwrap();
+    let next = data
+        .runs
+        .iter()
+        .flat_map(|r| {
+            let f = &r.frames;
+            (1..f.t_ns.len())
+                .filter(move |&j| f.t_ns[j] > from && f.host_writes[j] > f.host_writes[j - 1])
+                .map(move |j| f.t_ns[j])
+        })
+        .min();
+    assert_eq!(Some(t_step), next, "next write from t={from}");
+    assert!(t_step <= data.runs[0].frames.t_ns[i]);
+    if t_step == data.runs[0].frames.t_ns[i] {
+        let shown = readout(run_panel(&d, 0), "host_writes");
+        assert_eq!(shown, data.runs[0].frames.host_writes[i].to_string());
+        assert_eq!(data.runs[0].frames.host_writes[i], data.runs[0].frames.host_writes[i - 1] + 1);
+    }
     // Playing from the start with a breakpoint at the 5th GC victim stops exactly there.
     let (d, e) = dump_dom(&chrome, &page, "t=0&bp-gc=5&play=1", 20000);
     assert_clean(&d, &e, "breakpoint");
@@ -218,6 +248,14 @@ fn lesson_pages_in_headless_chromium() {
 /// The drive at one observed call: time, counters, throttled time, block table, host units
 /// written (cost-benefit's clock).
 type Snap = (u64, Counters, u64, Vec<BlockRec>, u64);
+
+/// Frames after GC's first victim that hold exactly one host write more than the previous.
+fn single_write_frames(f: &host_bench::explore::model::Frames) -> Vec<usize> {
+    let first_gc = f.gc_victims.iter().position(|&v| v > 0).unwrap_or(f.t_ns.len());
+    (first_gc.max(1)..f.t_ns.len())
+        .filter(|&j| f.host_writes[j] == f.host_writes[j - 1] + 1 && f.t_ns[j] > f.t_ns[j - 1])
+        .collect()
+}
 
 /// A device that passes everything through, captures the drive after the wait/settle calls
 /// numbered in `at` (as the recorder counts them) and logs every completion's latency.
@@ -398,7 +436,12 @@ fn check_rivals(chrome: &Path, page: &Path, spec: &lessons::RunSpec, k: usize) {
     let data = embedded(page);
     let f = &data.runs[k].frames;
     let (n, mpb, bpd) = (f.t_ns.len(), data.runs[k].meta.mus_per_block, data.runs[k].meta.blocks_per_die);
-    let i = (n / 2..n - 1).find(|&j| !f.victims[j].is_empty() && f.t_ns[j + 1] > f.t_ns[j]).expect("a victim frame");
+    // A frame that was never merged (a single-write one), so that it is the moment the
+    // candidates were scored.
+    let i = single_write_frames(f)
+        .into_iter()
+        .find(|&j| !f.victims[j].is_empty() && j + 1 < n && f.t_ns[j + 1] > f.t_ns[j])
+        .expect("a single-write frame with a victim");
     let victim = f.victims[i].last().unwrap().block;
     let (dom, err) = dump_dom(chrome, page, &format!("t={}", f.t_ns[i]), 3000);
     assert_clean(&dom, &err, "cost-benefit histogram");
@@ -430,8 +473,11 @@ fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec
         let f = &data.runs[k].frames;
         let n = f.t_ns.len();
         // A few moments with a time of their own (the fragment names a time).
+        // One of them among the single-write frames after GC starts.
+        let fine = single_write_frames(f);
         let picks: Vec<usize> = [n / 7, n / 3, n / 2, n * 5 / 6]
             .into_iter()
+            .chain(fine.get(fine.len() / 3).copied())
             .map(|i| (i..n - 1).find(|&j| f.t_ns[j + 1] > f.t_ns[j]).unwrap())
             .collect();
         let doms: Vec<String> = picks

@@ -61,8 +61,9 @@ pub struct VictimRec {
     pub valid: u32,
     /// `None` for an empty block (an infinite score: nothing to copy).
     pub score: Option<f64>,
-    /// Under cost-benefit: the best other candidates of the victim's die at the frame, best
-    /// first, as (block, valid units, score) — what the victim was chosen over.
+    /// Under cost-benefit: the best other candidates of the victim's die right after the choice
+    /// (at the completion it was first seen after), best first, as (block, valid units, score):
+    /// what the victim was chosen over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rivals: Vec<(u32, u32, Option<f64>)>,
 }
@@ -91,6 +92,10 @@ pub struct Frames {
     pub throttled_ns: Vec<u64>,
     /// Host completions in the frame (since the previous one).
     pub completions: Vec<u32>,
+    /// Frames taken after a single host write, kept apart when frames merge (the page steps
+    /// through them one write at a time); not embedded.
+    #[serde(skip)]
+    pub fine: Vec<bool>,
     /// Changed sampled blocks: flat [id, state, valid, wp, erase, stream, closed_at] x n.
     pub delta: Vec<Vec<u64>>,
     /// Victims chosen in the frame.

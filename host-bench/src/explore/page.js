@@ -269,14 +269,14 @@
       const sc = (v) => v == null ? 'infinite (empty block)' : fmt(v);
       title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${sc(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
       svg.setAttribute('data-victim', lv.v.block);
-      // Cost-benefit: the best other candidates of the victim's die, as scored at that frame.
+      // Cost-benefit: the best other candidates of the victim's die, scored right after the choice.
       const rivals = lv.v.rivals || [];
       rivals.forEach(([b, v, score], n) => {
         const xr = Math.min(bins - 1, Math.floor(v * bins / (mpb + 1))) * bw + bw / 2 + (n + 1) * 2;
         el('svg:line', { x1: xr, x2: xr, y1: 20 + n * 9, y2: 82, stroke: '#555', 'stroke-width': 1, 'stroke-dasharray': '2 2', 'data-rival': b, 'data-score': score == null ? '' : String(score) }, svg);
         el('svg:text', { x: xr > 200 ? xr - 3 : xr + 3, 'text-anchor': xr > 200 ? 'end' : 'start', y: 20 + n * 9, 'font-size': 8, fill: '#555', text: `block ${b}: ${v} valid, score ${sc(score)}` }, svg);
       });
-      if (rivals.length) title += `, over ${rivals.map(([b, v, score]) => `block ${b} (${v} valid, ${sc(score)})`).join(', ')} (scores at the frame)`;
+      if (rivals.length) title += `, over ${rivals.map(([b, v, score]) => `block ${b} (${v} valid, ${sc(score)})`).join(', ')} (scores right after the choice)`;
     }
     r.histTitle.textContent = title;
   }
@@ -365,6 +365,7 @@
     if (sel) { const [a, b] = sel.split('.').map(Number); UI.sel = b === undefined ? { run: 0, block: a } : { run: a, block: b }; } else UI.sel = null;
     UI.bp = {};
     for (const k of ['gc', 'wa', 'vv', 'free']) if (h.has('bp-' + k)) { UI.bp[k] = Number(h.get('bp-' + k)); $('bp-' + k).value = h.get('bp-' + k); }
+    for (let n = Number(h.get('stepw') || 0); n > 0; n--) nextWrite();
     if (h.get('play') === '1') play(true);
   }
   function writeHash() {
@@ -388,16 +389,21 @@
     runs.forEach((r) => renderRun(r, t));
     $('status').textContent = UI.status;
   }
-  // A breakpoint is hit at time index k when some run's frame there satisfies it.
+  // A breakpoint is hit at time index k when some run's frames at that moment (those after the
+  // frame shown at the previous moment; several can share one instant) satisfy it.
   function hit(k) {
     const t = times[k];
     for (const r of runs) {
       const i = frameAt(r, t), F = r.frames;
       if (F.t_ns[i] !== t) continue;
-      if (UI.bp.gc > 0 && F.gc_victims[i] >= UI.bp.gc && (i === 0 || F.gc_victims[i - 1] < UI.bp.gc)) return `${r.label}: GC victim #${UI.bp.gc}`;
-      if (UI.bp.wa > 0 && wa(F, i) > UI.bp.wa && (i === 0 || wa(F, i - 1) <= UI.bp.wa)) return `${r.label}: WA above ${UI.bp.wa}`;
-      if (UI.bp.vv >= 0 && F.victims[i].some((v) => v.valid >= UI.bp.vv)) return `${r.label}: victim with >= ${UI.bp.vv} valid`;
-      if (UI.bp.free >= 0 && F.free_blocks[i] < UI.bp.free && (i === 0 || F.free_blocks[i - 1] >= UI.bp.free)) return `${r.label}: free blocks under ${UI.bp.free}`;
+      const i0 = k > 0 && F.t_ns[0] <= times[k - 1] ? frameAt(r, times[k - 1]) : -1;
+      const was = (col, v) => i0 >= 0 ? col[i0] : v;
+      const chosen = [];
+      for (let j = i0 + 1; j <= i; j++) chosen.push(...F.victims[j]);
+      if (UI.bp.gc > 0 && F.gc_victims[i] >= UI.bp.gc && was(F.gc_victims, 0) < UI.bp.gc) return `${r.label}: GC victim #${UI.bp.gc}`;
+      if (UI.bp.wa > 0 && wa(F, i) > UI.bp.wa && (i0 < 0 || wa(F, i0) <= UI.bp.wa)) return `${r.label}: WA above ${UI.bp.wa}`;
+      if (UI.bp.vv >= 0 && chosen.some((v) => v.valid >= UI.bp.vv)) return `${r.label}: victim with >= ${UI.bp.vv} valid`;
+      if (UI.bp.free >= 0 && F.free_blocks[i] < UI.bp.free && was(F.free_blocks, Infinity) >= UI.bp.free) return `${r.label}: free blocks under ${UI.bp.free}`;
     }
     return null;
   }
@@ -414,7 +420,25 @@
     UI.playing = on;
     $('play').innerHTML = on ? '&#10074;&#10074; pause' : '&#9654; play';
     if (timer) { clearInterval(timer); timer = null; }
-    if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); writeHash(); }, 40); }
+    // The fragment is written when playing stops, not on every tick (browsers throttle
+    // frequent history updates).
+    if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); if (!UI.playing) writeHash(); }, 40); }
+    else writeHash();
+  }
+  // The next moment a run completes a host write; says so when a merged frame holds several.
+  function nextWrite() {
+    for (let k = UI.k + 1; k < times.length; k++) {
+      for (const r of runs) {
+        const i = frameAt(r, times[k]), F = r.frames;
+        const i0 = frameAt(r, times[k - 1]); // the frame shown before this moment
+        if (F.t_ns[i] !== times[k] || i === 0 || F.host_writes[i] === F.host_writes[i0]) continue;
+        const n = F.host_writes[i] - F.host_writes[i0];
+        UI.k = k;
+        UI.status = n === 1 ? `${r.label}: host write #${F.host_writes[i]}` : `${r.label}: ${n} host writes at once (completed at one instant, or a merged frame: single writes are kept for the first writes after GC starts)`;
+        document.body.setAttribute('data-step-writes', n);
+        return;
+      }
+    }
   }
   function nextVictim(dir) {
     for (let k = UI.k + dir; k >= 0 && k < times.length; k += dir) {
@@ -446,6 +470,7 @@
   $('play').addEventListener('click', () => play(!UI.playing));
   $('next').addEventListener('click', () => { step(1); update(); writeHash(); });
   $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
+  $('nextw').addEventListener('click', () => { nextWrite(); update(); writeHash(); });
   $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
   $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
   $('zout').addEventListener('click', () => { UI.win = Math.min((tEnd - tStart) / 1e6, UI.win * 4); update(); writeHash(); });

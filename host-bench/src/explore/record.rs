@@ -19,6 +19,9 @@ pub const SAMPLE_BLOCKS: u32 = 1024;
 /// Die-timeline entries kept at most (over all shown dies); past this every other one is
 /// dropped, so a long run keeps a thinner sample.
 pub const MAX_DIE_ENTRIES: usize = 24_000;
+/// Host writes after GC's first victim that get a frame each, never merged: there the page
+/// steps one host write at a time.
+pub const FINE_WRITES: u32 = 1000;
 /// Cost-benefit candidates kept beside each victim.
 pub const RIVALS: usize = 5;
 /// Latency buckets: 4 per power of two of ns.
@@ -43,6 +46,8 @@ pub struct Recorder {
     every: u32,
     since: u32,
     last_victims: u64,
+    /// Single-write frames still to take once GC has started.
+    fine_left: u32,
     calls: u64,
     dies: DieTimeline,
 }
@@ -130,6 +135,7 @@ impl Recorder {
             every: 1,
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
+            fine_left: FINE_WRITES,
             calls: 0,
             dies: DieTimeline::default(),
         };
@@ -154,7 +160,14 @@ impl Recorder {
             self.cur_lat[b] += 1;
         }
         self.die_activity(ssd);
-        if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
+        let fine = self.fine_left > 0
+            && ssd.core.stats.gc_victims > 0
+            && done.is_some_and(|c| c.dir == crate::device::IoDir::Write);
+        if fine {
+            self.fine_left -= 1;
+            self.frame(ssd);
+            *self.frames.fine.last_mut().unwrap() = true;
+        } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
     }
@@ -179,6 +192,7 @@ impl Recorder {
         f.energy_j.push(c.energy_j);
         f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
         f.completions.push(self.since);
+        f.fine.push(false);
         let mpb = self.meta.mus_per_block;
         let reloc = ssd.gc_relocating();
         let now_mus = ssd.core.stats.host_write_mus;
@@ -290,17 +304,28 @@ impl Recorder {
         }
     }
 
-    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, stays) and doubles
-    /// the completions per frame.
+    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
+    /// frames stay) and doubles the completions per frame.
     fn thin(&mut self) {
         let n = self.frames.t_ns.len();
-        let keep: Vec<usize> =
-            std::iter::once(0).chain((2..n).step_by(2)).chain(n.is_multiple_of(2).then_some(n - 1)).collect();
+        // The last old frame of each new frame, and each old frame's new index.
+        let (mut keep, mut map) = (Vec::with_capacity(n / 2 + 1), Vec::with_capacity(n));
+        let mut open = 0usize; // old frames in the new frame being built
+        for i in 0..n {
+            map.push(keep.len() as u32);
+            open += 1;
+            let alone = i == 0 || self.frames.fine[i];
+            let next_alone = i + 1 < n && self.frames.fine[i + 1];
+            if alone || open == 2 || next_alone || i + 1 == n {
+                keep.push(i);
+                open = 0;
+            }
+        }
         // Frame k of the result covers old frames (prev kept + 1)..=k.
         let mut out = Frames::default();
         let mut from = 0usize;
         for &k in &keep {
-            let span = if k == 0 { 0..=0 } else { from..=k };
+            let span = from..=k;
             let f = &self.frames;
             macro_rules! take {
                 ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
@@ -319,7 +344,8 @@ impl Recorder {
                 free_blocks,
                 gc_stall_ns,
                 energy_j,
-                throttled_ns
+                throttled_ns,
+                fine
             );
             out.completions.push(span.clone().map(|i| f.completions[i]).sum());
             out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
@@ -328,8 +354,7 @@ impl Recorder {
             }
             from = k + 1;
         }
-        // Old frame i becomes (i + 1) / 2: 0 stays, (1, 2) -> 1, (3, 4) -> 2, ...
-        let merged = |i: u32| i.div_ceil(2);
+        let merged = |i: u32| map[i as usize];
         self.seen.clear();
         self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
         let mut deltas = Vec::with_capacity(self.deltas.len());
