@@ -106,8 +106,8 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         Some(q) if recordings.len() == specs.len() => q(&recordings),
         _ => Vec::new(),
     };
-    let p = Page { title, text, questions, runs: recordings, command };
-    let html = page::render(&p).map_err(|e| CliError::failed(format!("page data: {e}")))?;
+    let mut p = Page { title, text, questions, runs: recordings, command };
+    let html = page::render(&mut p).map_err(|e| CliError::failed(format!("page data: {e}")))?;
     let path = out.join("index.html");
     std::fs::write(&path, html).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
     eprintln!("wrote {}", path.display());

@@ -14,15 +14,14 @@ fn escape_text(s: &str) -> String {
 }
 
 /// The page for `page` as one HTML document, with each run's chart series computed over the
-/// runs' common time axis.
-pub fn render(page: &Page) -> Result<String, serde_json::Error> {
-    let mut page = page.clone();
+/// runs' common time axis (stored into `page.runs[..].series`).
+pub fn render(page: &mut Page) -> Result<String, serde_json::Error> {
     let t_end = page.runs.iter().filter_map(|r| r.frames.t_ns.last().copied()).max().unwrap_or(0);
     let t_start = page.runs.iter().filter_map(|r| r.frames.t_ns.first().copied()).min().unwrap_or(0).min(t_end);
     for r in &mut page.runs {
         r.series = series::chart_series(r, t_start, t_end);
     }
-    let page = &page;
+    let page = &*page;
     // Inside <script type="application/json">, "</" could end the element: escape it (JSON
     // allows "\/"), and nothing else needs escaping there.
     let data = serde_json::to_string(page)?.replace("</", "<\\/");
