@@ -173,3 +173,48 @@ fn from_drive_continues_a_saved_drive_as_run_does() {
         assert_eq!(o.status.code(), Some(2), "{cut}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+#[test]
+fn power_cut_at_a_chosen_instant_mid_run() {
+    let dir = temp_dir("cut-at");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let j = job.to_str().unwrap();
+    let out = dir.join("page");
+    let o = ssdlab(&[
+        "explore",
+        j,
+        "--drive",
+        "tiny",
+        "--compare-plp",
+        "--power-cut-at",
+        "1500ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    for (k, run) in page["runs"].as_array().unwrap().iter().enumerate() {
+        let note = run["notes"][0].as_str().unwrap();
+        assert!(note.starts_with("power cut at 1500.000 ms:"), "run {k}: {note}");
+        // Mid-run, with the job's 16 commands in flight: they are dropped.
+        assert!(note.contains(" 16 commands dropped"), "run {k}: {note}");
+        let lost_nothing = note.contains(" 0 units placed but never programmed");
+        assert_eq!(lost_nothing, k == 0, "run {k} (PLP {}): {note}", if k == 0 { "on" } else { "off" });
+        assert_eq!(run["frames"]["t_ns"].as_array().unwrap().last().unwrap().as_u64(), Some(1_500_000_000));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(format!("run-{}.json", k + 1))).unwrap()).unwrap();
+        assert_eq!(json["ssdlab"]["interrupted"], true, "run {k}: the job was cut short");
+    }
+    // After the job's end: cut at the end, and said so; bad times are exit 2.
+    let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", "10m", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("before the power cut planned at 600000.000 ms: cut at the end"));
+    for bad in ["5x", "-1s", "ms", "0s"] {
+        let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", bad, "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -27,8 +27,19 @@ pub const RIVALS: usize = 5;
 /// Latency buckets: 4 per power of two of ns.
 pub(crate) const LAT_BUCKETS: usize = 256;
 
+/// A power cut planned at a simulated instant during the run (`explore --power-cut-at`).
+pub struct MidRunCut {
+    pub at_ns: u64,
+    /// Set at the cut: the run's stop flag, so the runner starts no further job group.
+    pub flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the cut did, once it happened.
+    pub report: Option<ftl::recovery::PowerCutReport>,
+}
+
 /// Frames under construction, with what merging needs besides the columns.
 pub struct Recorder {
+    /// A power cut to make mid-run, if any.
+    pub cut: Option<MidRunCut>,
     meta: DriveMeta,
     init: Vec<BlockRec>,
     frames: Frames,
@@ -123,6 +134,7 @@ impl Recorder {
     pub fn new(ssd: &SimSsd, meta: DriveMeta) -> Recorder {
         let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
         let mut r = Recorder {
+            cut: None,
             last: init.clone(),
             init,
             meta,
@@ -445,6 +457,28 @@ pub struct Observed<'a> {
     pub rec: &'a mut Recorder,
 }
 
+impl Observed<'_> {
+    /// Cuts power now (the drive drops its in-flight commands and reboots) and stops the run:
+    /// returning no completion without a deadline ends the runner's job group, and the stop
+    /// flag keeps it from starting another. A paced job (the runner waits with a deadline)
+    /// would go on submitting, so it is refused.
+    fn cut_power(&mut self, paced: bool) -> Result<(), DeviceError> {
+        if paced {
+            return Err(DeviceError::Other(
+                "--power-cut-at: a paced job (rate, rate_iops, or an iolog replayed with its timing) cannot be cut mid-run".into(),
+            ));
+        }
+        self.rec.frame(&self.target.ssd);
+        let rep = self.target.ssd.power_cut().map_err(|e| DeviceError::Other(e.to_string()))?;
+        if let Some(c) = self.rec.cut.as_mut() {
+            c.report = Some(rep);
+            c.flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        self.rec.frame(&self.target.ssd);
+        Ok(())
+    }
+}
+
 impl Device for Observed<'_> {
     fn info(&self) -> DeviceInfo {
         self.target.info()
@@ -456,7 +490,16 @@ impl Device for Observed<'_> {
         self.target.submit(req)
     }
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
-        let r = self.target.wait(deadline_ns)?;
+        let cut_at = self.rec.cut.as_ref().filter(|c| c.report.is_none()).map(|c| c.at_ns);
+        let r = match cut_at {
+            Some(at) => self.target.wait(Some(deadline_ns.map_or(at, |d| d.min(at))))?,
+            None => self.target.wait(deadline_ns)?,
+        };
+        if let (Some(at), None) = (cut_at, r) {
+            if self.target.ssd.now() >= at {
+                return self.cut_power(deadline_ns.is_some()).map(|_| None);
+            }
+        }
         self.rec.observe(&self.target.ssd, r.as_ref());
         Ok(r)
     }
