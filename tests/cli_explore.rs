@@ -135,3 +135,86 @@ fn compare_plp_cuts_power_and_reports_what_was_lost() {
     assert!(notes[0].contains(" 0 units placed but never programmed"), "PLP on lost data: {}", notes[0]);
     assert!(!notes[1].contains(" 0 units placed but never programmed"), "PLP off lost nothing: {}", notes[1]);
 }
+
+#[test]
+fn from_drive_continues_a_saved_drive_as_run_does() {
+    let dir = temp_dir("from");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let j = job.to_str().unwrap();
+    let snap = dir.join("d.snap");
+    let o = ssdlab(&["run", j, "--drive", "tiny", "--output", "/dev/null", "--save-drive", snap.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = snap.to_str().unwrap();
+    let plain = dir.join("plain.json");
+    let o = ssdlab(&["run", j, "--drive", "tiny", "--from-drive", s, "--output-format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(&plain, &o.stdout).unwrap();
+    let out = dir.join("page");
+    let o = ssdlab(&["explore", j, "--drive", "tiny", "--from-drive", s, "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = std::fs::read(&plain).unwrap();
+    let b = std::fs::read(out.join("run-1.json")).unwrap();
+    assert!(a == b, "explore --from-drive's run JSON differs from run --from-drive's in {}", dir.display());
+    // The page starts from the loaded drive: its first frame is at the snapshot's time, with
+    // the saved drive's host writes already counted.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let at = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let page: serde_json::Value = serde_json::from_str(&html[at..at + html[at..].find("</script>").unwrap()]).unwrap();
+    let f = &page["runs"][0]["frames"];
+    assert!(f["t_ns"][0].as_u64().unwrap() > 0 && f["host_writes"][0].as_u64().unwrap() > 0, "not the saved drive");
+    // Refusals: another drive configuration (exit 2, naming the snapshot), and a power cut.
+    let o =
+        ssdlab(&["explore", j, "--drive", "tiny", "--op", "30%", "--from-drive", s, "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("d.snap"), "{}", String::from_utf8_lossy(&o.stderr));
+    for cut in ["--power-cut", "--compare-plp"] {
+        let o = ssdlab(&["explore", j, "--drive", "tiny", "--from-drive", s, cut, "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{cut}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn power_cut_at_a_chosen_instant_mid_run() {
+    let dir = temp_dir("cut-at");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, JOB).unwrap();
+    let j = job.to_str().unwrap();
+    let out = dir.join("page");
+    let o = ssdlab(&[
+        "explore",
+        j,
+        "--drive",
+        "tiny",
+        "--compare-plp",
+        "--power-cut-at",
+        "1500ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    for (k, run) in page["runs"].as_array().unwrap().iter().enumerate() {
+        let note = run["notes"][0].as_str().unwrap();
+        assert!(note.starts_with("power cut at 1500.000 ms:"), "run {k}: {note}");
+        // Mid-run, with the job's 16 commands in flight: they are dropped.
+        assert!(note.contains(" 16 commands dropped"), "run {k}: {note}");
+        let lost_nothing = note.contains(" 0 units placed but never programmed");
+        assert_eq!(lost_nothing, k == 0, "run {k} (PLP {}): {note}", if k == 0 { "on" } else { "off" });
+        assert_eq!(run["frames"]["t_ns"].as_array().unwrap().last().unwrap().as_u64(), Some(1_500_000_000));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(format!("run-{}.json", k + 1))).unwrap()).unwrap();
+        assert_eq!(json["ssdlab"]["interrupted"], true, "run {k}: the job was cut short");
+    }
+    // After the job's end: cut at the end, and said so; bad times are exit 2.
+    let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", "10m", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("before the power cut planned at 600000.000 ms: cut at the end"));
+    for bad in ["5x", "-1s", "ms", "0s"] {
+        let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", bad, "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -10,7 +10,8 @@
 use ftl::device::Counters;
 use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
 use host_bench::explore::model::BlockRec;
-use host_bench::explore::{lessons, record::block_rec, Page};
+use host_bench::explore::record::{block_rec, latency_bucket_upper_ns};
+use host_bench::explore::{lessons, Page};
 use host_bench::runner::{self, RunOptions};
 use host_bench::sim::SimTarget;
 use host_bench::simrun::SimSession;
@@ -176,6 +177,36 @@ fn lesson_pages_in_headless_chromium() {
     // The die timeline shows operations around a moment of random writes.
     let shown = tags(p2, "data-shown=").map(|t| attr(t, "data-shown").unwrap().parse::<u32>().unwrap()).next();
     assert!(shown.is_some_and(|n| n > 0), "die timeline empty at t={late}: {shown:?}");
+    // "Next write" steps one host write completion at a time after GC starts: the frames there
+    // hold one write each, and a step lands on the next write of either run.
+    let singles = |r: &host_bench::explore::Recording| single_write_frames(&r.frames);
+    let fine = singles(&data.runs[0]);
+    // (Writes that complete at one simulated instant are one moment of the page.)
+    assert!(fine.len() >= 500, "only {} single-write frames after GC started", fine.len());
+    let i = fine[fine.len() / 2];
+    let from = data.runs[0].frames.t_ns[i - 1];
+    let (d, e) = dump_dom(&chrome, &page, &format!("t={from}&stepw=1"), 3000);
+    assert_clean(&d, &e, "next write");
+    let body = tags(&d, "<body").next().unwrap();
+    assert_eq!(attr(body, "data-step-writes"), Some("1"), "{body}");
+    let t_step: u64 = attr(body, "data-t").unwrap().parse().unwrap();
+    let next = data
+        .runs
+        .iter()
+        .flat_map(|r| {
+            let f = &r.frames;
+            (1..f.t_ns.len())
+                .filter(move |&j| f.t_ns[j] > from && f.host_writes[j] > f.host_writes[j - 1])
+                .map(move |j| f.t_ns[j])
+        })
+        .min();
+    assert_eq!(Some(t_step), next, "next write from t={from}");
+    assert!(t_step <= data.runs[0].frames.t_ns[i]);
+    if t_step == data.runs[0].frames.t_ns[i] {
+        let shown = readout(run_panel(&d, 0), "host_writes");
+        assert_eq!(shown, data.runs[0].frames.host_writes[i].to_string());
+        assert_eq!(data.runs[0].frames.host_writes[i], data.runs[0].frames.host_writes[i - 1] + 1);
+    }
     // Playing from the start with a breakpoint at the 5th GC victim stops exactly there.
     let (d, e) = dump_dom(&chrome, &page, "t=0&bp-gc=5&play=1", 20000);
     assert_clean(&d, &e, "breakpoint");
@@ -214,24 +245,44 @@ fn lesson_pages_in_headless_chromium() {
     assert_eq!(first, Some(t_stop), "stopped at t={t_stop}, the first victim with >= {k} valid is at {first:?}");
 }
 
-/// A device that passes everything through and captures the drive after the `n`-th
-/// wait/settle, as the recorder counts them.
+/// The drive at one observed call: time, counters, throttled time, block table, host units
+/// written (cost-benefit's clock).
+type Snap = (u64, Counters, u64, Vec<BlockRec>, u64);
+
+/// Frames after GC's first victim that hold exactly one host write more than the previous.
+fn single_write_frames(f: &host_bench::explore::model::Frames) -> Vec<usize> {
+    let first_gc = f.gc_victims.iter().position(|&v| v > 0).unwrap_or(f.t_ns.len());
+    (first_gc.max(1)..f.t_ns.len())
+        .filter(|&j| f.host_writes[j] == f.host_writes[j - 1] + 1 && f.t_ns[j] > f.t_ns[j - 1])
+        .collect()
+}
+
+/// A device that passes everything through, captures the drive after the wait/settle calls
+/// numbered in `at` (as the recorder counts them) and logs every completion's latency.
 struct Stopper<'a> {
     target: &'a mut SimTarget,
     calls: u64,
     at: Vec<u64>,
-    got: Vec<(u64, Counters, u64, Vec<BlockRec>)>,
+    got: std::collections::BTreeMap<u64, Snap>,
+    /// (call, latency ns) of every completion.
+    done: Vec<(u64, u64)>,
 }
 
 impl Stopper<'_> {
-    fn after_call(&mut self) {
+    fn snap(&self) -> Snap {
+        let ssd = &self.target.ssd;
+        let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
+        let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
+        (ssd.now(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
+    }
+    fn after_call(&mut self, done: Option<&IoCompletion>) {
         self.calls += 1;
-        if self.at.first() == Some(&self.calls) {
-            self.at.remove(0);
-            let ssd = &self.target.ssd;
-            let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
-            let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
-            self.got.push((ssd.now(), ssd.counters(), throttled, blocks));
+        if let Some(c) = done {
+            self.done.push((self.calls, c.complete_ns - c.submit_ns));
+        }
+        if self.at.binary_search(&self.calls).is_ok() {
+            let s = self.snap();
+            self.got.insert(self.calls, s);
         }
     }
 }
@@ -248,7 +299,7 @@ impl Device for Stopper<'_> {
     }
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
         let r = self.target.wait(deadline_ns);
-        self.after_call();
+        self.after_call(r.as_ref().ok().and_then(|c| c.as_ref()));
         r
     }
     fn outstanding(&self) -> usize {
@@ -259,7 +310,7 @@ impl Device for Stopper<'_> {
     }
     fn settle(&mut self) {
         self.target.settle();
-        self.after_call();
+        self.after_call(None);
     }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
         self.target.report_grid(origins_ns, interval_ns)
@@ -267,6 +318,79 @@ impl Device for Stopper<'_> {
     fn report_point(&mut self) {
         self.target.report_point()
     }
+}
+
+/// Runs `spec` afresh and captures the drive after each of the observed calls `at` (0: before
+/// the run); also returns every completion's (call, latency).
+fn rerun(spec: &lessons::RunSpec, at: Vec<u64>) -> (std::collections::BTreeMap<u64, Snap>, Vec<(u64, u64)>) {
+    let file = lessons::parse_job(spec, "test").unwrap();
+    let mut s = SimSession::new(spec.cfg.clone()).unwrap();
+    let mut opts = RunOptions::new(spec.cfg.seed);
+    opts.time_scale = 1.0 / s.scale_factor();
+    opts.series_interval_ns = spec.cfg.interval_ns;
+    let mut at = at;
+    at.sort_unstable();
+    at.dedup();
+    let mut dev = Stopper { target: &mut s.target, calls: 0, at, got: Default::default(), done: vec![] };
+    let start = dev.snap();
+    dev.got.insert(0, start);
+    runner::run(&file, &mut dev, &mut opts).unwrap();
+    let missing: Vec<&u64> = dev.at.iter().filter(|c| !dev.got.contains_key(c)).collect();
+    assert!(missing.is_empty(), "the re-run never reached calls {missing:?}");
+    (dev.got, dev.done)
+}
+
+/// What one chart shows at a moment: the interval (from, to frame) and each line's value.
+struct ChartReading {
+    title: String,
+    from: usize,
+    to: usize,
+    values: Vec<(String, Option<f64>)>,
+}
+
+fn chart_readings(panel: &str) -> Vec<ChartReading> {
+    tags(panel, "data-chart=")
+        .map(|t| {
+            let title = attr(t, "data-chart").unwrap().to_string();
+            let frame = |a: &str| attr(t, a).unwrap_or_else(|| panic!("{title}: no {a}")).parse().unwrap();
+            let values = t
+                .split(" data-v-")
+                .skip(1)
+                .map(|kv| {
+                    let (k, v) = kv.split_once("=\"").unwrap();
+                    let v = &v[..v.find('"').unwrap()];
+                    (k.to_string(), (!v.is_empty()).then(|| v.parse::<f64>().unwrap()))
+                })
+                .collect();
+            ChartReading { from: frame("data-from-frame"), to: frame("data-to-frame"), title, values }
+        })
+        .collect()
+}
+
+/// The value a chart line must show over the interval between two captured moments, computed
+/// from the simulator's counters there and the completions the re-run logged in between.
+fn expected_chart_value(key: &str, a: &Snap, b: &Snap, lats: &mut [u64]) -> Option<f64> {
+    let dt_s = (b.0 - a.0) as f64 / 1e9;
+    let per_s = |x: f64| if dt_s > 0.0 { x / dt_s } else { 0.0 };
+    let (ca, cb) = (&a.1, &b.1);
+    Some(match key {
+        "iops" => per_s(lats.len() as f64),
+        "p99_us" => {
+            lats.sort_unstable();
+            let k = (lats.len() * 99).div_ceil(100).max(1);
+            lats.get(k - 1).map_or(0.0, |&ns| latency_bucket_upper_ns(ns) as f64 / 1000.0)
+        }
+        "wa" => {
+            let dh = cb.host_write_bytes - ca.host_write_bytes;
+            return (dh > 0).then(|| (cb.nand_write_bytes - ca.nand_write_bytes) as f64 / dh as f64);
+        }
+        "wa_cum" => cb.wa(),
+        "free_blocks" => cb.free_blocks as f64,
+        "gc_stall_pct" => per_s((cb.gc_stall_ns - ca.gc_stall_ns) as f64 / 1e7),
+        "power_w" => per_s(cb.energy_j - ca.energy_j),
+        "throttled_pct" => per_s((b.2 - a.2) as f64 / 1e7),
+        _ => panic!("unknown chart line {key}"),
+    })
 }
 
 #[test]
@@ -294,10 +418,54 @@ fn page_numbers_equal_the_simulators_counters() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let throttled = check_against_simulator(&chrome, &out.join("index.html"), &[capped]);
     assert!(throttled > 0, "the capped run never throttled: the check is vacuous");
+    // Cost-benefit: the histogram's candidates and scores are the block table's at that frame.
+    let lesson = lessons::find("greedy-vs-cost-benefit").unwrap();
+    let out = dir.join("cb");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", "--lesson", lesson.name, "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let k = lesson.runs.iter().position(|r| r.cfg.gc_policy == Some(ftl::GcPolicy::CostBenefit)).unwrap();
+    check_rivals(&chrome, &out.join("index.html"), &lesson.runs[k], k);
 }
 
-/// Opens `page` at a few moments of each run and compares what it shows with a fresh run of
-/// `specs[k]` stopped there; returns the largest throttled time seen.
+/// At a frame of run `k` (cost-benefit) where GC chose a victim, the histogram marks the best
+/// other candidates of the victim's die with the scores the block table gives at that moment.
+fn check_rivals(chrome: &Path, page: &Path, spec: &lessons::RunSpec, k: usize) {
+    let data = embedded(page);
+    let f = &data.runs[k].frames;
+    let (n, mpb, bpd) = (f.t_ns.len(), data.runs[k].meta.mus_per_block, data.runs[k].meta.blocks_per_die);
+    // A frame that was never merged (a single-write one), so that it is the moment the
+    // candidates were scored.
+    let i = single_write_frames(f)
+        .into_iter()
+        .find(|&j| !f.victims[j].is_empty() && j + 1 < n && f.t_ns[j + 1] > f.t_ns[j])
+        .expect("a single-write frame with a victim");
+    let victim = f.victims[i].last().unwrap().block;
+    let (dom, err) = dump_dom(chrome, page, &format!("t={}", f.t_ns[i]), 3000);
+    assert_clean(&dom, &err, "cost-benefit histogram");
+    let shown: Vec<(u32, f64)> = tags(run_panel(&dom, k), "data-rival=")
+        .map(|t| (attr(t, "data-rival").unwrap().parse().unwrap(), attr(t, "data-score").unwrap().parse().unwrap()))
+        .collect();
+    let (got, _) = rerun(spec, vec![f.calls[i]]);
+    let (_, _, _, blocks, now_mus) = &got[&f.calls[i]];
+    let die = victim / bpd;
+    let mut want: Vec<(f64, u32)> = (die * bpd..(die + 1) * bpd)
+        .filter(|&b| b != victim)
+        .map(|b| (b, &blocks[b as usize]))
+        .filter(|(_, r)| r.state == 2 && r.wp > 0 && r.valid < mpb)
+        .map(|(b, r)| (ftl::gc_policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
+        .collect();
+    want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let want: Vec<(u32, f64)> = want.iter().take(5).map(|&(s, b)| (b, s)).collect();
+    assert!(!want.is_empty(), "frame {i}: no other candidate on die {die}: the check is vacuous");
+    assert_eq!(shown, want, "frame {i} (victim {victim}): candidates and scores");
+}
+
+/// Opens `page` at a few moments of each run and compares what it shows (readouts, block map,
+/// every chart line) with a fresh run of `specs[k]` stopped there; returns the largest throttled
+/// time seen.
 fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec]) -> u64 {
     let data = embedded(page);
     let mut max_throttled = 0;
@@ -305,26 +473,32 @@ fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec
         let f = &data.runs[k].frames;
         let n = f.t_ns.len();
         // A few moments with a time of their own (the fragment names a time).
+        // One of them among the single-write frames after GC starts.
+        let fine = single_write_frames(f);
         let picks: Vec<usize> = [n / 7, n / 3, n / 2, n * 5 / 6]
             .into_iter()
+            .chain(fine.get(fine.len() / 3).copied())
             .map(|i| (i..n - 1).find(|&j| f.t_ns[j + 1] > f.t_ns[j]).unwrap())
             .collect();
-        // Stop a fresh run of the same configuration at those moments.
-        let file = lessons::parse_job(spec, "test").unwrap();
-        let mut s = SimSession::new(spec.cfg.clone()).unwrap();
-        let mut opts = RunOptions::new(spec.cfg.seed);
-        opts.time_scale = 1.0 / s.scale_factor();
-        opts.series_interval_ns = spec.cfg.interval_ns;
-        let mut dev =
-            Stopper { target: &mut s.target, calls: 0, at: picks.iter().map(|&i| f.calls[i]).collect(), got: vec![] };
-        runner::run(&file, &mut dev, &mut opts).unwrap();
-        assert_eq!(dev.got.len(), picks.len());
-        for (&i, (t, c, throttled, blocks)) in picks.iter().zip(&dev.got) {
+        let doms: Vec<String> = picks
+            .iter()
+            .map(|&i| {
+                let (dom, err) = dump_dom(chrome, page, &format!("t={}", f.t_ns[i]), 3000);
+                assert_clean(&dom, &err, "counters");
+                dom
+            })
+            .collect();
+        let charts: Vec<Vec<ChartReading>> = doms.iter().map(|d| chart_readings(run_panel(d, k))).collect();
+        // Stop a fresh run of the same configuration at those moments and at the charts'
+        // interval ends.
+        let mut at: Vec<u64> = picks.iter().map(|&i| f.calls[i]).collect();
+        at.extend(charts.iter().flatten().flat_map(|c| [f.calls[c.from], f.calls[c.to]]));
+        let (got, done) = rerun(spec, at);
+        for ((&i, dom), charts) in picks.iter().zip(&doms).zip(&charts) {
+            let (t, c, throttled, blocks, _) = &got[&f.calls[i]];
             assert_eq!(f.t_ns[i], *t, "run {k} frame {i}: time");
             max_throttled = max_throttled.max(*throttled);
-            let (dom, err) = dump_dom(chrome, page, &format!("t={t}"), 3000);
-            assert_clean(&dom, &err, "counters");
-            let p = run_panel(&dom, k);
+            let p = run_panel(dom, k);
             let what = format!("run {k} at t={t} (frame {i})");
             for (key, want) in [
                 ("host_writes", c.host_writes),
@@ -346,6 +520,20 @@ fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec
             assert_eq!(readout(p, "wa"), format!("{:.4}", c.wa()), "{what}: WA");
             let want: Vec<(u8, u32, u32, u32)> = blocks.iter().map(|b| (b.state, b.valid, b.erase, b.wp)).collect();
             assert_eq!(cells(p), want, "{what}: block map");
+            assert_eq!(charts.len(), 6, "{what}: charts");
+            let lines: usize = charts.iter().map(|c| c.values.len()).sum();
+            assert_eq!(lines, 8, "{what}: chart lines");
+            for ch in charts {
+                // The interval shown is the last one that ended by the moment.
+                assert!(ch.from < ch.to && ch.to <= i, "{what}: {}: interval {}..{}", ch.title, ch.from, ch.to);
+                let (a, b) = (&got[&f.calls[ch.from]], &got[&f.calls[ch.to]]);
+                let (ca, cb) = (f.calls[ch.from], f.calls[ch.to]);
+                let mut lats: Vec<u64> = done.iter().filter(|d| d.0 > ca && d.0 <= cb).map(|d| d.1).collect();
+                for (key, shown) in &ch.values {
+                    let want = expected_chart_value(key, a, b, &mut lats);
+                    assert_eq!(*shown, want, "{what}: chart {}: {key} over frames {}..{}", ch.title, ch.from, ch.to);
+                }
+            }
         }
     }
     max_throttled

@@ -1,9 +1,9 @@
-//! Parser fuzzing of measured CSVs: arbitrary text and mutated valid files (bytes replaced,
-//! fields dropped or repeated, values swapped for overflowing, negative, NaN or unit-laden ones,
-//! stray quotes and separators) never panic: reading returns rows or a typed error naming the
-//! line and column. Rows it returns then go through the mapping `validate` and `calibrate` use,
-//! which must plan each row or skip it with a reason, never panic, and never plan a row with
-//! an impossible measured value.
+//! Parser fuzzing of measured CSVs: arbitrary text and mutated valid files (bytes replaced, fields
+//! dropped or repeated, values swapped for overflowing, negative, NaN or unit-laden ones, stray
+//! quotes and separators) never panic or hang (each input must finish within HANG_LIMIT): reading
+//! returns rows or a typed error naming the line and column. Rows it returns then go through the
+//! mapping `validate` and `calibrate` use, which must plan each row or skip it with a reason,
+//! never panic, and never plan a row with an impossible measured value.
 
 use calibration::exec::group;
 use calibration::measured::parse;
@@ -24,7 +24,29 @@ rel,tiny,,6,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,power stat
 app,tiny,,,vdbench,steady,Oracle profile,,83.14,80%,,,iops,123815,iops,dedupratio 3
 ";
 
+/// Longest one input may take: parsing (and resolving) one input takes micro- to milliseconds,
+/// so only a hang, an unbounded loop on some input, reaches it. The input runs on a thread so
+/// that a hang fails the test with the input instead of stalling it (no fork needed).
+const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`check_unbounded`] within [`HANG_LIMIT`]; a panic on the thread is a failure too.
 fn check(text: &str) -> Result<(), TestCaseError> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let owned = text.to_string();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(check_unbounded(&owned));
+    });
+    match rx.recv_timeout(HANG_LIMIT) {
+        Ok(r) => r,
+        Err(RecvTimeoutError::Timeout) => {
+            Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
+        }
+        Err(RecvTimeoutError::Disconnected) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
+    }
+}
+
+fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
     let Ok(rows) = parse(text, "fuzz.csv") else { return Ok(()) };
     let facts = |d: &str| (d == "tiny").then(|| DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0, 4.0] });
     let (plans, skipped) = plan_rows(&rows, &facts);
@@ -78,7 +100,7 @@ fn every_field_with_every_odd_value() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { max_shrink_time: 60_000, cases: 600, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_csvs_never_panic(edits in prop::collection::vec(mutation(), 1..5)) {

@@ -1,9 +1,9 @@
-//! Parser fuzzing of drive profiles: arbitrary text and mutated embedded profiles (bytes
-//! replaced, ranges dropped or repeated, values swapped for overflowing, negative, NaN or
-//! unit-laden ones) never panic: loading returns a profile or a typed error naming the key. A
-//! profile the loader accepts must also build a drive (at a scale small enough for the test) or
-//! be refused with a typed error, and then serve a few commands: accepting values the drive
-//! later panics on is the same bug one step on.
+//! Parser fuzzing of drive profiles: arbitrary text and mutated embedded profiles (bytes replaced,
+//! ranges dropped or repeated, values swapped for overflowing, negative, NaN or unit-laden ones)
+//! never panic or hang (each input must finish within HANG_LIMIT): loading returns a profile or a
+//! typed error naming the key. A profile the loader accepts must also build a drive (at a scale
+//! small enough for the test) or be refused with a typed error, and then serve a few commands:
+//! accepting values the drive later panics on is the same bug one step on.
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::layout::scale_geometry;
@@ -30,7 +30,29 @@ fn seeds() -> Vec<String> {
     v
 }
 
+/// Longest one input may take: parsing (and resolving) one input takes micro- to milliseconds,
+/// so only a hang, an unbounded loop on some input, reaches it. The input runs on a thread so
+/// that a hang fails the test with the input instead of stalling it (no fork needed).
+const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`check_unbounded`] within [`HANG_LIMIT`]; a panic on the thread is a failure too.
 fn check(text: &str) -> Result<(), TestCaseError> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let owned = text.to_string();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(check_unbounded(&owned));
+    });
+    match rx.recv_timeout(HANG_LIMIT) {
+        Ok(r) => r,
+        Err(RecvTimeoutError::Timeout) => {
+            Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
+        }
+        Err(RecvTimeoutError::Disconnected) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
+    }
+}
+
+fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
     let Ok(p) = parse(text, "fuzz.toml") else { return Ok(()) };
     let raw = p.geometry.raw_bytes();
     let divisor = raw.div_ceil(MAX_SIM_BYTES).clamp(1, u32::MAX as u64) as u32;
@@ -157,7 +179,7 @@ fn every_key_with_every_odd_value() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { max_shrink_time: 60_000, cases: 400, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_profiles_never_panic(seed in 0..2 * EMBEDDED.len(), edits in prop::collection::vec(mutation(), 1..5)) {

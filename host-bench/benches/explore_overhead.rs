@@ -30,7 +30,7 @@ fn bench(c: &mut Criterion) {
             let mut s = SimSession::new(spec.cfg.clone()).unwrap();
             let (_, rec) = record_run(&mut s, &file, None, None).unwrap();
             let runs = vec![rec.finish(&s.target.ssd, "x", vec![])];
-            page::render(&Page { title: "t".into(), text: vec![], questions: vec![], runs, command: String::new() })
+            page::render(&mut Page { title: "t".into(), text: vec![], questions: vec![], runs, command: String::new() })
                 .unwrap()
                 .len()
         })

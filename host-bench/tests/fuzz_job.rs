@@ -1,8 +1,9 @@
 //! Parser fuzzing of fio job files: arbitrary text and mutated valid job files (bytes replaced,
 //! ranges dropped or repeated, values swapped for overflowing, negative, NaN or unit-laden ones)
-//! never panic: the parser returns a job file or a typed error. A job file it accepts must also
-//! resolve on a drive (the I/O pattern is built and draws I/Os inside the drive) or be refused
-//! with a typed error, since accepting a file that later panics is the same bug one step on.
+//! never panic or hang (each input must finish within HANG_LIMIT): the parser returns a job file
+//! or a typed error. A job file it accepts must also resolve on a drive (the I/O pattern is built
+//! and draws I/Os inside the drive) or be refused with a typed error, since accepting a file that
+//! later panics is the same bug one step on.
 
 use host_bench::job::pattern::IoPattern;
 use host_bench::job::registry::OPTIONS;
@@ -26,7 +27,29 @@ const SEEDS: &[&str] = &[
 
 const CAPACITY: u64 = 80 << 20;
 
+/// Longest one input may take: parsing (and resolving) one input takes micro- to milliseconds,
+/// so only a hang, an unbounded loop on some input, reaches it. The input runs on a thread so
+/// that a hang fails the test with the input instead of stalling it (no fork needed).
+const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`check_unbounded`] within [`HANG_LIMIT`]; a panic on the thread is a failure too.
 fn check(text: &str) -> Result<(), TestCaseError> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let owned = text.to_string();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(check_unbounded(&owned));
+    });
+    match rx.recv_timeout(HANG_LIMIT) {
+        Ok(r) => r,
+        Err(RecvTimeoutError::Timeout) => {
+            Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
+        }
+        Err(RecvTimeoutError::Disconnected) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
+    }
+}
+
+fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
     for opts in [ParseOptions::default(), ParseOptions { ignore_unsupported: true }] {
         let Ok(file) = parse_str(text, "fuzz.fio", &opts) else { continue };
         for spec in &file.jobs {
@@ -111,7 +134,7 @@ fn every_option_with_every_odd_value() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { max_shrink_time: 60_000, cases: 600, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_job_files_never_panic(seed in 0..SEEDS.len(), edits in prop::collection::vec(mutation(), 1..5)) {

@@ -38,6 +38,13 @@ pub struct ExploreArgs {
     /// Cut power when the job ends (before the write buffer drains) and record the reboot.
     #[arg(long, conflicts_with = "lesson")]
     pub power_cut: bool,
+    /// Cut power at this simulated time instead of at the job's end (e.g. 1.5s, 800ms; with
+    /// --compare-plp or alone).
+    #[arg(long, conflicts_with = "lesson")]
+    pub power_cut_at: Option<String>,
+    /// Start from a drive saved by `run --save-drive` or `drive precondition` (docs/snapshots.md).
+    #[arg(long, conflicts_with_all = ["lesson", "compare_plp", "power_cut", "power_cut_at"])]
+    pub from_drive: Option<PathBuf>,
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
@@ -95,7 +102,8 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         let body = format!("{}\n", serde_json::to_string_pretty(&json).unwrap_or_default());
         std::fs::write(&path, body).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
         recordings.push(rec);
-        if r.interrupted {
+        // A mid-run power cut stops its run too; only Ctrl-C ends the recording early.
+        if r.interrupted && stop.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
     }
@@ -103,8 +111,8 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         Some(q) if recordings.len() == specs.len() => q(&recordings),
         _ => Vec::new(),
     };
-    let p = Page { title, text, questions, runs: recordings, command };
-    let html = page::render(&p).map_err(|e| CliError::failed(format!("page data: {e}")))?;
+    let mut p = Page { title, text, questions, runs: recordings, command };
+    let html = page::render(&mut p).map_err(|e| CliError::failed(format!("page data: {e}")))?;
     let path = out.join("index.html");
     std::fs::write(&path, html).map_err(|e| CliError::failed(format!("{}: {e}", path.display())))?;
     eprintln!("wrote {}", path.display());
@@ -112,6 +120,29 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         return Err(CliError::failed("interrupted; the page holds the runs finished so far"));
     }
     Ok(())
+}
+
+/// A simulated time with its unit (ns, us, ms, s, m), e.g. `1.5s`.
+fn parse_sim_time(text: &str) -> Result<u64, CliError> {
+    let bad =
+        || CliError::bad_input(format!("--power-cut-at {text}: allowed a time with a unit, e.g. 800ms, 1.5s, 2m"));
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "m" | "min" => 60e9,
+        _ => return Err(bad()),
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let ns = v * scale;
+    if !(ns.is_finite() && ns > 0.0 && ns < 1e18) {
+        return Err(bad());
+    }
+    Ok(ns.round() as u64)
 }
 
 fn command_line() -> String {
@@ -123,7 +154,16 @@ fn command_line() -> String {
 fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
     let job_path = a.job.as_ref().ok_or_else(|| CliError::bad_input("a job file or --lesson is required"))?;
     let base = a.drive.to_config()?;
-    let one = |label: String, cfg, power_cut| RunSpec { label, cfg, job: String::new(), power_cut };
+    let cut_at = a.power_cut_at.as_deref().map(parse_sim_time).transpose()?;
+    let power_cut = a.power_cut || cut_at.is_some();
+    let one = |label: String, cfg, power_cut| RunSpec {
+        label,
+        cfg,
+        job: String::new(),
+        power_cut,
+        power_cut_at_ns: if power_cut { cut_at } else { None },
+        from_drive: a.from_drive.clone(),
+    };
     let name = job_path.display().to_string();
     let pair = |s: &str, flag: &str| -> Result<(String, String), CliError> {
         match s.split(',').map(str::trim).collect::<Vec<_>>()[..] {
@@ -139,7 +179,7 @@ fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
             let mut c = base.clone();
             c.op = Some(f);
             c.user_capacity_bytes = None;
-            v.push(one(format!("OP {o}"), c, a.power_cut));
+            v.push(one(format!("OP {o}"), c, power_cut));
         }
         v
     } else if let Some(s) = &a.compare_gc {
@@ -152,7 +192,7 @@ fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
                 "cost-benefit" => ftl::GcPolicy::CostBenefit,
                 _ => return Err(CliError::bad_input(format!("--compare-gc {g}: allowed greedy or cost-benefit"))),
             });
-            v.push(one(g, c, a.power_cut));
+            v.push(one(g, c, power_cut));
         }
         v
     } else if a.compare_plp {
@@ -165,7 +205,7 @@ fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
             })
             .collect()
     } else {
-        vec![one(base.drive.clone(), base.clone(), a.power_cut)]
+        vec![one(base.drive.clone(), base.clone(), power_cut)]
     };
     Ok((format!("{name} on {}", base.drive), specs))
 }

@@ -3,7 +3,7 @@
 //! `ssd.py -c` solves its own homework.
 
 use super::model::{Question, Recording};
-use super::record::Recorder;
+use super::record::{MidRunCut, Recorder};
 use crate::job::{self, JobFile, ParseOptions};
 use crate::runner::RunResult;
 use crate::simrun::{SimConfig, SimSession};
@@ -18,6 +18,11 @@ pub struct RunSpec {
     pub job: String,
     /// Cut power when the job ends (before the write buffer drains) and record the reboot.
     pub power_cut: bool,
+    /// With `power_cut`: cut at this simulated instant instead of at the job's end (if the run
+    /// gets there; otherwise at the end).
+    pub power_cut_at_ns: Option<u64>,
+    /// Start from this saved drive (`--save-drive`, `drive precondition`) instead of a new one.
+    pub from_drive: Option<std::path::PathBuf>,
 }
 
 /// A preset scenario.
@@ -48,7 +53,7 @@ fn cfg(drive: &str, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
 }
 
 fn spec(label: &str, cfg: SimConfig, job: &str) -> RunSpec {
-    RunSpec { label: label.into(), cfg, job: job.into(), power_cut: false }
+    RunSpec { label: label.into(), cfg, job: job.into(), power_cut: false, power_cut_at_ns: None, from_drive: None }
 }
 
 /// Every lesson, in teaching order.
@@ -87,7 +92,7 @@ pub fn all() -> Vec<Lesson> {
             text: &[
                 "Greedy GC always takes the block with the fewest valid units. Cost-benefit (Rosenblum and Ousterhout's LFS cleaner) weighs the free space gained against the cost of copying and the block's age: score = (1 - u) x age / 2u, with u the valid fraction.",
                 "Under skewed writes a cold block rarely loses data, so greedy leaves it alone while hot blocks are collected again and again just before they would have emptied themselves. Cost-benefit collects old, fairly full cold blocks once and leaves hot blocks to die on their own.",
-                "Both runs separate GC data from host data (hot/cold streams) and write with a zipf:1.2 distribution. In the histogram, compare the valid counts of the chosen victims; on the cost-benefit side the chosen block's score is shown.",
+                "Both runs separate GC data from host data (hot/cold streams) and write with a zipf:1.2 distribution. In the histogram, compare the valid counts of the chosen victims; on the cost-benefit side the chosen block's score is shown with the best blocks it was chosen over (their scores as the frame saw them).",
             ],
             runs: vec![
                 spec(
@@ -186,14 +191,43 @@ pub fn run_spec(
     file: &JobFile,
     stop: Option<&AtomicBool>,
 ) -> Result<(RunResult, SimSession, Recording), String> {
-    let mut s =
-        if spec.power_cut { SimSession::with_power_loss(spec.cfg.clone()) } else { SimSession::new(spec.cfg.clone()) }
-            .map_err(|e| e.to_string())?;
-    let (r, mut rec) = super::record_run(&mut s, file, stop, None).map_err(|e| e.to_string())?;
+    let mut s = match &spec.from_drive {
+        // A saved drive keeps no write sequences, which a power cut's rebuild needs.
+        Some(_) if spec.power_cut => return Err("a power cut cannot be recorded on a drive loaded with --from-drive (a saved drive keeps no write sequences for the rebuild)".into()),
+        Some(p) => SimSession::from_snapshot(spec.cfg.clone(), p).map(|(s, _)| s),
+        None if spec.power_cut => SimSession::with_power_loss(spec.cfg.clone()),
+        None => SimSession::new(spec.cfg.clone()),
+    }
+    .map_err(|e| e.to_string())?;
+    let flag = std::sync::Arc::new(AtomicBool::new(false));
+    let cut = spec.power_cut_at_ns.filter(|_| spec.power_cut).map(|at_ns| MidRunCut {
+        at_ns,
+        flag: flag.clone(),
+        report: None,
+    });
+    // A mid-run cut stops the run through its own flag (so Ctrl-C is not seen during it).
+    let stop = if cut.is_some() { Some(&*flag) } else { stop };
+    let (mut r, mut rec) = super::record_run_with(&mut s, file, stop, None, cut).map_err(|e| e.to_string())?;
     let mut notes = Vec::new();
+    let mid_run = rec.cut.as_mut().and_then(|c| c.report.take());
+    if let (Some(at), None) = (spec.power_cut_at_ns.filter(|_| spec.power_cut), &mid_run) {
+        notes.push(format!(
+            "the job ended at {:.3} ms, before the power cut planned at {:.3} ms: cut at the end",
+            s.target.ssd.now() as f64 / 1e6,
+            at as f64 / 1e6
+        ));
+    }
+    let was_mid_run = mid_run.is_some();
+    // The job was cut short: its result says so, as after a stop.
+    r.interrupted |= was_mid_run;
     if spec.power_cut {
-        rec.frame(&s.target.ssd);
-        let rep = s.target.ssd.power_cut().map_err(|e| e.to_string())?;
+        let rep = match mid_run {
+            Some(rep) => rep,
+            None => {
+                rec.frame(&s.target.ssd);
+                s.target.ssd.power_cut().map_err(|e| e.to_string())?
+            }
+        };
         notes.push(format!(
             "power cut at {:.3} ms: {} host units in the write buffer, {} flushed by PLP (padding {}), {} units placed but never programmed (lost), {} commands dropped, {} blocks truncated, {} erased at boot, {} LPNs mapped after the rebuild",
             rep.at_ns as f64 / 1e6,
@@ -206,7 +240,9 @@ pub fn run_spec(
             rep.rebuild.erased_at_boot,
             rep.rebuild.mapped_lpns
         ));
-        rec.frame(&s.target.ssd);
+        if !was_mid_run {
+            rec.frame(&s.target.ssd); // the drive after the reboot (the mid-run cut took its own)
+        }
     }
     let rec: Recorder = rec;
     let recording = rec.finish(&s.target.ssd, spec.label.clone(), notes);

@@ -10,6 +10,7 @@ pub mod lessons;
 pub mod model;
 pub mod page;
 pub mod record;
+pub mod series;
 
 pub use model::{Page, Question, Recording};
 pub use record::{Observed, Recorder};
@@ -58,7 +59,19 @@ pub fn record_run<'a>(
     stop: Option<&'a AtomicBool>,
     progress: Option<&'a mut dyn FnMut(RunProgress)>,
 ) -> Result<(RunResult, Recorder), RunError> {
+    record_run_with(s, job, stop, progress, None)
+}
+
+/// [`record_run`] with a power cut planned mid-run (`stop` should be the cut's flag).
+pub fn record_run_with<'a>(
+    s: &mut SimSession,
+    job: &JobFile,
+    stop: Option<&'a AtomicBool>,
+    progress: Option<&'a mut dyn FnMut(RunProgress)>,
+    cut: Option<record::MidRunCut>,
+) -> Result<(RunResult, Recorder), RunError> {
     let mut rec = Recorder::new(&s.target.ssd, meta_of(s));
+    rec.cut = cut;
     let r = s.run_observed(job, stop, progress, Some(&mut rec))?;
     Ok((r, rec))
 }

@@ -55,12 +55,17 @@ pub struct DriveMeta {
 }
 
 /// A victim chosen during a frame: block, valid units when chosen, cost-benefit score then.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VictimRec {
     pub block: u32,
     pub valid: u32,
     /// `None` for an empty block (an infinite score: nothing to copy).
     pub score: Option<f64>,
+    /// Under cost-benefit: the best other candidates of the victim's die right after the choice
+    /// (at the completion it was first seen after), best first, as (block, valid units, score):
+    /// what the victim was chosen over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rivals: Vec<(u32, u32, Option<f64>)>,
 }
 
 /// Frames as columns: index i of every vector is frame i.
@@ -87,14 +92,41 @@ pub struct Frames {
     pub throttled_ns: Vec<u64>,
     /// Host completions in the frame (since the previous one).
     pub completions: Vec<u32>,
-    /// 99th percentile completion latency in the frame, us (upper edge of its log bucket).
-    pub p99_us: Vec<f64>,
+    /// Frames taken after a single host write, kept apart when frames merge (the page steps
+    /// through them one write at a time); not embedded.
+    #[serde(skip)]
+    pub fine: Vec<bool>,
     /// Changed sampled blocks: flat [id, state, valid, wp, erase, stream, closed_at] x n.
     pub delta: Vec<Vec<u64>>,
     /// Victims chosen in the frame.
     pub victims: Vec<Vec<VictimRec>>,
     /// On sampled drives: closed blocks by valid fraction, 16 bins, over the whole drive.
     pub hist: Vec<Vec<u32>>,
+}
+
+/// The charts' intervals as columns (index k is interval k, from frame `from_frame[k]` to
+/// frame `to_frame[k]`); `explore::series` computes them from the frames.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Series {
+    pub from_frame: Vec<u32>,
+    pub to_frame: Vec<u32>,
+    /// Host completions per second of simulated time.
+    pub iops: Vec<f64>,
+    /// 99th percentile latency of the interval's completions, us (upper edge of its log bucket:
+    /// 4 buckets per power of two).
+    pub p99_us: Vec<f64>,
+    /// NAND bytes written / host bytes written in the interval (`None` without host writes).
+    pub wa: Vec<Option<f64>>,
+    /// Cumulative WA at the interval's end.
+    pub wa_cum: Vec<f64>,
+    /// Free blocks at the interval's end.
+    pub free_blocks: Vec<u32>,
+    /// Share of the interval host writes waited for GC, %.
+    pub gc_stall_pct: Vec<f64>,
+    /// Energy / time over the interval, W.
+    pub power_w: Vec<f64>,
+    /// Share of the interval the power governor held operations, %.
+    pub throttled_pct: Vec<f64>,
 }
 
 /// What the shown dies did, as the recorder saw them after each host completion: every array
@@ -126,6 +158,12 @@ pub struct Recording {
     pub init: Vec<BlockRec>,
     pub frames: Frames,
     pub dies: DieTimeline,
+    /// The charts' values (filled in for the page by `explore::series::chart_series`).
+    #[serde(default)]
+    pub series: Series,
+    /// Latency bucket counts (frame, bucket, count) in frame order; not embedded in the page.
+    #[serde(skip)]
+    pub lat: Vec<(u32, u16, u32)>,
     /// What happened at the end (a power cut's report), when the scenario has one.
     pub notes: Vec<String>,
 }

@@ -69,30 +69,17 @@
 
   // ---- derived series ------------------------------------------------------------------------
   const wa = (F, i) => F.host_write_bytes[i] > 0 ? F.nand_write_bytes[i] / F.host_write_bytes[i] : 0;
-  function intervalSeries(r, tEnd, bins) {
-    const F = r.frames, out = { t: [], iops: [], p99: [], wa: [], wacum: [], free: [], stall: [], power: [], thr: [] };
-    let prev = 0;
-    for (let k = 1; k <= bins; k++) {
-      const te = tEnd * k / bins;
-      const i = frameAt(r, te);
-      if (i <= prev && k < bins) continue;
-      const a = prev, b = Math.max(i, prev);
-      const dt = (F.t_ns[b] - F.t_ns[a]) / 1e9;
-      let ios = 0, p99 = 0;
-      for (let j = a + 1; j <= b; j++) { ios += F.completions[j]; p99 = Math.max(p99, F.p99_us[j]); }
-      const dh = F.host_write_bytes[b] - F.host_write_bytes[a];
-      out.t.push(F.t_ns[b]);
-      out.iops.push(dt > 0 ? ios / dt : 0);
-      out.p99.push(p99);
-      out.wa.push(dh > 0 ? (F.nand_write_bytes[b] - F.nand_write_bytes[a]) / dh : null);
-      out.wacum.push(wa(F, b));
-      out.free.push(F.free_blocks[b]);
-      out.stall.push(dt > 0 ? (F.gc_stall_ns[b] - F.gc_stall_ns[a]) / 1e7 / dt : 0);
-      out.power.push(dt > 0 ? (F.energy_j[b] - F.energy_j[a]) / dt : 0);
-      out.thr.push(dt > 0 ? (F.throttled_ns[b] - F.throttled_ns[a]) / 1e7 / dt : 0);
-      prev = b;
-    }
-    return out;
+  // The charts' intervals, computed by the recorder's side (explore/series.rs): interval k runs
+  // from frame from_frame[k] to frame to_frame[k].
+  function seriesOf(r) {
+    const S = r.series, F = r.frames;
+    return Object.assign({ t: S.to_frame.map((j) => F.t_ns[j]) }, S);
+  }
+  function binAt(r, i) { // last interval ending at or before frame i (-1 if none)
+    const E = r.series.to_frame;
+    let lo = 0, hi = E.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (E[m] <= i) lo = m + 1; else hi = m; }
+    return lo - 1;
   }
 
   // ---- charts ----------------------------------------------------------------------------------
@@ -105,11 +92,12 @@
     lines.forEach((l) => l.y.forEach((v) => { if (v != null && isFinite(v)) ymax = Math.max(ymax, v); }));
     (refs || []).forEach((r) => { if (r.y != null) ymax = Math.max(ymax, r.y); });
     ymax = ymax > 0 ? ymax * 1.08 : 1;
-    const X = (t) => PADL + (W - PADL - 4) * (tEnd > 0 ? t / tEnd : 0);
+    const X = (t) => PADL + (W - PADL - 4) * (tEnd > tStart ? (t - tStart) / (tEnd - tStart) : 0);
     const Y = (v) => H - PADB - (H - PADB - 4) * (v / ymax);
     el('svg:text', { x: 2, y: 10, 'font-size': 9, text: fmt(ymax / 1.08) }, svg);
     el('svg:text', { x: 2, y: H - PADB, 'font-size': 9, text: '0' }, svg);
     el('svg:text', { x: W - 60, y: H - 2, 'font-size': 9, text: (tEnd / 1e6).toFixed(1) + ' ms' }, svg);
+    if (tStart > 0) el('svg:text', { x: PADL, y: H - 2, 'font-size': 9, text: (tStart / 1e6).toFixed(1) + ' ms' }, svg);
     el('svg:line', { x1: PADL, y1: H - PADB, x2: W, y2: H - PADB, stroke: '#999', 'stroke-width': 0.5 }, svg);
     (refs || []).forEach((r) => {
       if (r.y == null) return;
@@ -123,19 +111,31 @@
     });
     const legend = lines.map((l) => `<span style="color:${l.color}">&#9644; ${l.name}</span>`).join(' ');
     el('div', {}, box).innerHTML = legend;
+    const val = el('div', { class: 'cv' }, box);
     const cur = el('svg:line', { y1: 0, y2: H - PADB, stroke: '#000', 'stroke-width': 0.8, 'vector-effect': 'non-scaling-stroke' }, svg);
     const dot = el('svg:circle', { r: 2.5, fill: '#000' }, svg);
-    return { svg: svg, cur: cur, dot: dot, X: X, Y: Y, lines: lines };
+    return { svg: svg, cur: cur, dot: dot, val: val, X: X, Y: Y, lines: lines };
   }
-  function moveCursor(c, t) {
-    const x = c.X(t);
+  // The cursor at frame i; the readout is the last interval that ended by then (data-v-KEY holds
+  // each line's exact value, data-from/to-frame the interval).
+  function moveCursor(c, r, i) {
+    const F = r.frames, x = c.X(F.t_ns[i]), k = binAt(r, i);
     c.cur.setAttribute('x1', x); c.cur.setAttribute('x2', x);
     c.svg.setAttribute('data-cursor-x', x.toFixed(2));
-    const l = c.lines[0];
-    let k = 0;
-    while (k + 1 < l.t.length && l.t[k + 1] <= t) k++;
-    const v = l.y[k];
-    if (v != null && l.t.length) { c.dot.setAttribute('cx', x); c.dot.setAttribute('cy', c.Y(v)); c.svg.setAttribute('data-value', fmt(v)); }
+    c.svg.setAttribute('data-bin', k);
+    if (k < 0) {
+      c.dot.setAttribute('r', 0);
+      c.val.textContent = 'no interval has ended yet';
+      c.lines.forEach((l) => c.svg.removeAttribute('data-v-' + l.key));
+      ['data-from-frame', 'data-to-frame'].forEach((a) => c.svg.removeAttribute(a));
+      return;
+    }
+    const S = r.series, a = S.from_frame[k], b = S.to_frame[k], v = c.lines[0].y[k];
+    c.svg.setAttribute('data-from-frame', a); c.svg.setAttribute('data-to-frame', b);
+    c.lines.forEach((l) => c.svg.setAttribute('data-v-' + l.key, l.y[k] == null ? '' : String(l.y[k])));
+    c.dot.setAttribute('r', v == null ? 0 : 2.5);
+    if (v != null) { c.dot.setAttribute('cx', c.X(F.t_ns[b])); c.dot.setAttribute('cy', c.Y(v)); }
+    c.val.textContent = c.lines.map((l) => l.name + ' ' + fmt(l.y[k])).join(', ') + ` over ${(F.t_ns[a] / 1e6).toFixed(3)}..${(F.t_ns[b] / 1e6).toFixed(3)} ms`;
   }
   function fmt(v) {
     if (v == null) return '-';
@@ -196,16 +196,17 @@
     r.histTitle = el('div', { text: 'valid units of closed blocks' }, hb);
     r.hist = el('svg:svg', { viewBox: '0 0 400 90', preserveAspectRatio: 'none' }, hb);
     const cs = el('div', { class: 'charts' }, box);
-    const S = intervalSeries(r, tEnd, 200);
+    const S = seriesOf(r);
+    const line = (name, key, color) => ({ name: name, key: key, t: S.t, y: S[key], color: color });
     r.charts = [
-      chart(cs, 'host IOPS', tEnd, [{ name: 'IOPS', t: S.t, y: S.iops, color: '#1f77b4' }]),
-      chart(cs, 'p99 latency (us)', tEnd, [{ name: 'p99', t: S.t, y: S.p99, color: '#d62728' }]),
-      chart(cs, 'write amplification', tEnd, [{ name: 'per interval', t: S.t, y: S.wa, color: '#ff7f0e' }, { name: 'cumulative', t: S.t, y: S.wacum, color: '#2ca02c' }],
+      chart(cs, 'host IOPS', tEnd, [line('IOPS', 'iops', '#1f77b4')]),
+      chart(cs, 'p99 latency (us)', tEnd, [line('p99', 'p99_us', '#d62728')]),
+      chart(cs, 'write amplification', tEnd, [line('per interval', 'wa', '#ff7f0e'), line('cumulative', 'wa_cum', '#2ca02c')],
         [{ y: m.wa_greedy_ref, color: '#555', label: 'greedy model ' + m.wa_greedy_ref.toFixed(2) }]),
-      chart(cs, 'free blocks', tEnd, [{ name: 'free', t: S.t, y: S.free, color: '#17becf' }],
+      chart(cs, 'free blocks', tEnd, [line('free', 'free_blocks', '#17becf')],
         [{ y: m.gc_threshold_blocks, color: '#d62728', label: 'GC starts' }, { y: m.host_reserve_blocks, color: '#8c564b', label: 'host writes wait' }]),
-      chart(cs, 'GC stall (% of time)', tEnd, [{ name: 'GC stall', t: S.t, y: S.stall, color: '#9467bd' }]),
-      chart(cs, 'power (W), throttled (% of time)', tEnd, [{ name: 'avg power', t: S.t, y: S.power, color: '#e377c2' }, { name: 'throttled %', t: S.t, y: S.thr, color: '#7f7f7f' }],
+      chart(cs, 'GC stall (% of time)', tEnd, [line('GC stall', 'gc_stall_pct', '#9467bd')]),
+      chart(cs, 'power (W), throttled (% of time)', tEnd, [line('avg power', 'power_w', '#e377c2'), line('throttled %', 'throttled_pct', '#7f7f7f')],
         [{ y: m.power_cap_w, color: '#d62728', label: 'cap' }]),
     ];
     const dt = el('div', { class: 'dietl' }, box);
@@ -265,8 +266,17 @@
       const x = Math.min(bins - 1, Math.floor(lv.v.valid * bins / (mpb + 1))) * bw + bw / 2;
       el('svg:line', { x1: x, x2: x, y1: 0, y2: 82, stroke: '#d00', 'stroke-width': 2 }, svg);
       el('svg:text', { x: x > 200 ? x - 3 : x + 3, 'text-anchor': x > 200 ? 'end' : 'start', y: 10, 'font-size': 9, fill: '#d00', text: 'last victim: block ' + lv.v.block + ', ' + lv.v.valid + ' valid' }, svg);
-      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${lv.v.score == null ? 'infinite (empty block)' : fmt(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
+      const sc = (v) => v == null ? 'infinite (empty block)' : fmt(v);
+      title += `; ${m.policy} chose block ${lv.v.block} with ${lv.v.valid} valid` + (m.policy === 'cost-benefit' ? `, score ${sc(lv.v.score)}` : ' (fewest valid on its die)') + ` at frame ${lv.frame}`;
       svg.setAttribute('data-victim', lv.v.block);
+      // Cost-benefit: the best other candidates of the victim's die, scored right after the choice.
+      const rivals = lv.v.rivals || [];
+      rivals.forEach(([b, v, score], n) => {
+        const xr = Math.min(bins - 1, Math.floor(v * bins / (mpb + 1))) * bw + bw / 2 + (n + 1) * 2;
+        el('svg:line', { x1: xr, x2: xr, y1: 20 + n * 9, y2: 82, stroke: '#555', 'stroke-width': 1, 'stroke-dasharray': '2 2', 'data-rival': b, 'data-score': score == null ? '' : String(score) }, svg);
+        el('svg:text', { x: xr > 200 ? xr - 3 : xr + 3, 'text-anchor': xr > 200 ? 'end' : 'start', y: 20 + n * 9, 'font-size': 8, fill: '#555', text: `block ${b}: ${v} valid, score ${sc(score)}` }, svg);
+      });
+      if (rivals.length) title += `, over ${rivals.map(([b, v, score]) => `block ${b} (${v} valid, ${sc(score)})`).join(', ')} (scores right after the choice)`;
     }
     r.histTitle.textContent = title;
   }
@@ -332,15 +342,16 @@
     } else r.selInfo.textContent = 'click a block for its numbers (or hover it)';
     drawHist(r, i, s);
     drawArrows(r, i, s);
-    r.charts.forEach((c) => moveCursor(c, F.t_ns[i]));
+    r.charts.forEach((c) => moveCursor(c, r, i));
     drawDies(r, t);
   }
 
   // ---- global state, fragment, controls -------------------------------------------------------
   const runs = D.runs.map((r, idx) => { r.idx = idx; return prepare(r); });
   const tEnd = Math.max(...runs.map((r) => r.frames.t_ns[r.n - 1]));
+  const tStart = Math.min(...runs.map((r) => r.frames.t_ns[0])); // > 0 on a drive loaded with --from-drive
   const times = Array.from(new Set([].concat(...runs.map((r) => r.frames.t_ns)))).sort((a, b) => a - b);
-  const WIN0 = Math.max(2, Math.round(tEnd / 1e6 / 200));
+  const WIN0 = Math.max(2, Math.round((tEnd - tStart) / 1e6 / 200));
   const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
 
   function idxOfTime(t) { let lo = 0, hi = times.length - 1; if (t >= times[hi]) return hi; while (lo < hi) { const m = (lo + hi + 1) >> 1; if (times[m] <= t) lo = m; else hi = m - 1; } return lo; }
@@ -354,6 +365,7 @@
     if (sel) { const [a, b] = sel.split('.').map(Number); UI.sel = b === undefined ? { run: 0, block: a } : { run: a, block: b }; } else UI.sel = null;
     UI.bp = {};
     for (const k of ['gc', 'wa', 'vv', 'free']) if (h.has('bp-' + k)) { UI.bp[k] = Number(h.get('bp-' + k)); $('bp-' + k).value = h.get('bp-' + k); }
+    for (let n = Number(h.get('stepw') || 0); n > 0; n--) nextWrite();
     if (h.get('play') === '1') play(true);
   }
   function writeHash() {
@@ -377,16 +389,21 @@
     runs.forEach((r) => renderRun(r, t));
     $('status').textContent = UI.status;
   }
-  // A breakpoint is hit at time index k when some run's frame there satisfies it.
+  // A breakpoint is hit at time index k when some run's frames at that moment (those after the
+  // frame shown at the previous moment; several can share one instant) satisfy it.
   function hit(k) {
     const t = times[k];
     for (const r of runs) {
       const i = frameAt(r, t), F = r.frames;
       if (F.t_ns[i] !== t) continue;
-      if (UI.bp.gc > 0 && F.gc_victims[i] >= UI.bp.gc && (i === 0 || F.gc_victims[i - 1] < UI.bp.gc)) return `${r.label}: GC victim #${UI.bp.gc}`;
-      if (UI.bp.wa > 0 && wa(F, i) > UI.bp.wa && (i === 0 || wa(F, i - 1) <= UI.bp.wa)) return `${r.label}: WA above ${UI.bp.wa}`;
-      if (UI.bp.vv >= 0 && F.victims[i].some((v) => v.valid >= UI.bp.vv)) return `${r.label}: victim with >= ${UI.bp.vv} valid`;
-      if (UI.bp.free >= 0 && F.free_blocks[i] < UI.bp.free && (i === 0 || F.free_blocks[i - 1] >= UI.bp.free)) return `${r.label}: free blocks under ${UI.bp.free}`;
+      const i0 = k > 0 && F.t_ns[0] <= times[k - 1] ? frameAt(r, times[k - 1]) : -1;
+      const was = (col, v) => i0 >= 0 ? col[i0] : v;
+      const chosen = [];
+      for (let j = i0 + 1; j <= i; j++) chosen.push(...F.victims[j]);
+      if (UI.bp.gc > 0 && F.gc_victims[i] >= UI.bp.gc && was(F.gc_victims, 0) < UI.bp.gc) return `${r.label}: GC victim #${UI.bp.gc}`;
+      if (UI.bp.wa > 0 && wa(F, i) > UI.bp.wa && (i0 < 0 || wa(F, i0) <= UI.bp.wa)) return `${r.label}: WA above ${UI.bp.wa}`;
+      if (UI.bp.vv >= 0 && chosen.some((v) => v.valid >= UI.bp.vv)) return `${r.label}: victim with >= ${UI.bp.vv} valid`;
+      if (UI.bp.free >= 0 && F.free_blocks[i] < UI.bp.free && was(F.free_blocks, Infinity) >= UI.bp.free) return `${r.label}: free blocks under ${UI.bp.free}`;
     }
     return null;
   }
@@ -403,7 +420,25 @@
     UI.playing = on;
     $('play').innerHTML = on ? '&#10074;&#10074; pause' : '&#9654; play';
     if (timer) { clearInterval(timer); timer = null; }
-    if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); writeHash(); }, 40); }
+    // The fragment is written when playing stops, not on every tick (browsers throttle
+    // frequent history updates).
+    if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); if (!UI.playing) writeHash(); }, 40); }
+    else writeHash();
+  }
+  // The next moment a run completes a host write; says so when a merged frame holds several.
+  function nextWrite() {
+    for (let k = UI.k + 1; k < times.length; k++) {
+      for (const r of runs) {
+        const i = frameAt(r, times[k]), F = r.frames;
+        const i0 = frameAt(r, times[k - 1]); // the frame shown before this moment
+        if (F.t_ns[i] !== times[k] || i === 0 || F.host_writes[i] === F.host_writes[i0]) continue;
+        const n = F.host_writes[i] - F.host_writes[i0];
+        UI.k = k;
+        UI.status = n === 1 ? `${r.label}: host write #${F.host_writes[i]}` : `${r.label}: ${n} host writes at once (completed at one instant, or a merged frame: single writes are kept for the first writes after GC starts)`;
+        document.body.setAttribute('data-step-writes', n);
+        return;
+      }
+    }
   }
   function nextVictim(dir) {
     for (let k = UI.k + dir; k >= 0 && k < times.length; k += dir) {
@@ -435,9 +470,10 @@
   $('play').addEventListener('click', () => play(!UI.playing));
   $('next').addEventListener('click', () => { step(1); update(); writeHash(); });
   $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
+  $('nextw').addEventListener('click', () => { nextWrite(); update(); writeHash(); });
   $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
   $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
-  $('zout').addEventListener('click', () => { UI.win = Math.min(tEnd / 1e6, UI.win * 4); update(); writeHash(); });
+  $('zout').addEventListener('click', () => { UI.win = Math.min((tEnd - tStart) / 1e6, UI.win * 4); update(); writeHash(); });
   $('view').addEventListener('change', () => { UI.view = $('view').value; update(); writeHash(); });
   for (const k of ['gc', 'wa', 'vv', 'free']) $('bp-' + k).addEventListener('change', () => { const v = $('bp-' + k).value; if (v === '') delete UI.bp[k]; else UI.bp[k] = Number(v); writeHash(); });
   document.addEventListener('keydown', (e) => { if (e.key === ' ' && e.target.tagName !== 'INPUT') { e.preventDefault(); play(!UI.playing); } });

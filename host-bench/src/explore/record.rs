@@ -19,11 +19,27 @@ pub const SAMPLE_BLOCKS: u32 = 1024;
 /// Die-timeline entries kept at most (over all shown dies); past this every other one is
 /// dropped, so a long run keeps a thinner sample.
 pub const MAX_DIE_ENTRIES: usize = 24_000;
+/// Host writes after GC's first victim that get a frame each, never merged: there the page
+/// steps one host write at a time.
+pub const FINE_WRITES: u32 = 1000;
+/// Cost-benefit candidates kept beside each victim.
+pub const RIVALS: usize = 5;
 /// Latency buckets: 4 per power of two of ns.
-const LAT_BUCKETS: usize = 256;
+pub(crate) const LAT_BUCKETS: usize = 256;
+
+/// A power cut planned at a simulated instant during the run (`explore --power-cut-at`).
+pub struct MidRunCut {
+    pub at_ns: u64,
+    /// Set at the cut: the run's stop flag, so the runner starts no further job group.
+    pub flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the cut did, once it happened.
+    pub report: Option<ftl::recovery::PowerCutReport>,
+}
 
 /// Frames under construction, with what merging needs besides the columns.
 pub struct Recorder {
+    /// A power cut to make mid-run, if any.
+    pub cut: Option<MidRunCut>,
     meta: DriveMeta,
     init: Vec<BlockRec>,
     frames: Frames,
@@ -41,6 +57,8 @@ pub struct Recorder {
     every: u32,
     since: u32,
     last_victims: u64,
+    /// Single-write frames still to take once GC has started.
+    fine_left: u32,
     calls: u64,
     dies: DieTimeline,
 }
@@ -54,7 +72,7 @@ fn lat_bucket(ns: u64) -> usize {
 }
 
 /// Upper edge of a latency bucket, ns.
-fn lat_upper(b: usize) -> u64 {
+pub(crate) fn lat_upper(b: usize) -> u64 {
     if b < 8 {
         return (b as u64).min(4); // 0..=3 exact; 4..8 unused
     }
@@ -62,19 +80,10 @@ fn lat_upper(b: usize) -> u64 {
     ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
 }
 
-/// The 99th percentile of sparse (bucket, count) pairs, us.
-fn p99_us(h: &mut [(u16, u32)]) -> f64 {
-    h.sort_unstable();
-    let n: u64 = h.iter().map(|&(_, c)| c as u64).sum();
-    let want = (n * 99).div_ceil(100);
-    let mut acc = 0u64;
-    for &(b, c) in h.iter() {
-        acc += c as u64;
-        if acc >= want {
-            return lat_upper(b as usize) as f64 / 1000.0;
-        }
-    }
-    0.0
+/// The upper edge (ns) of the latency bucket `ns` falls in: what a percentile of the page
+/// reports for a latency of `ns`.
+pub fn latency_bucket_upper_ns(ns: u64) -> u64 {
+    lat_upper(lat_bucket(ns))
 }
 
 /// The state of block `b` as drawn.
@@ -105,10 +114,27 @@ fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
     }
 }
 
+/// Under cost-benefit, the best [`RIVALS`] candidates of victim `v`'s die now, best first
+/// (ties by block id, as the policy breaks them).
+fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
+    if ssd.core.cfg.policy != ftl::GcPolicy::CostBenefit {
+        return Vec::new();
+    }
+    let (t, mpb, now) = (&ssd.core.blocks, ssd.core.layout.mus_per_block, ssd.core.stats.host_write_mus);
+    let mut c: Vec<(f64, u32)> = t
+        .die_blocks(v / ssd.core.layout.blocks_per_die.max(1))
+        .filter(|&b| b != v && t.is_candidate(b, mpb))
+        .map(|b| (ftl::gc_policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
+        .collect();
+    c.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    c.iter().take(RIVALS).map(|&(s, b)| (b, t.valid[b as usize], Some(s).filter(|s| s.is_finite()))).collect()
+}
+
 impl Recorder {
     pub fn new(ssd: &SimSsd, meta: DriveMeta) -> Recorder {
         let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
         let mut r = Recorder {
+            cut: None,
             last: init.clone(),
             init,
             meta,
@@ -121,6 +147,7 @@ impl Recorder {
             every: 1,
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
+            fine_left: FINE_WRITES,
             calls: 0,
             dies: DieTimeline::default(),
         };
@@ -145,7 +172,14 @@ impl Recorder {
             self.cur_lat[b] += 1;
         }
         self.die_activity(ssd);
-        if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
+        let fine = self.fine_left > 0
+            && ssd.core.stats.gc_victims > 0
+            && done.is_some_and(|c| c.dir == crate::device::IoDir::Write);
+        if fine {
+            self.fine_left -= 1;
+            self.frame(ssd);
+            *self.frames.fine.last_mut().unwrap() = true;
+        } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
     }
@@ -170,7 +204,7 @@ impl Recorder {
         f.energy_j.push(c.energy_j);
         f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
         f.completions.push(self.since);
-        f.p99_us.push(0.0);
+        f.fine.push(false);
         let mpb = self.meta.mus_per_block;
         let reloc = ssd.gc_relocating();
         let now_mus = ssd.core.stats.host_write_mus;
@@ -208,6 +242,7 @@ impl Recorder {
                         block: b,
                         valid,
                         score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                        rivals: rivals(ssd, b),
                     });
                 }
                 self.deltas.push((idx, b, r));
@@ -281,17 +316,28 @@ impl Recorder {
         }
     }
 
-    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, stays) and doubles
-    /// the completions per frame.
+    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
+    /// frames stay) and doubles the completions per frame.
     fn thin(&mut self) {
         let n = self.frames.t_ns.len();
-        let keep: Vec<usize> =
-            std::iter::once(0).chain((2..n).step_by(2)).chain(n.is_multiple_of(2).then_some(n - 1)).collect();
+        // The last old frame of each new frame, and each old frame's new index.
+        let (mut keep, mut map) = (Vec::with_capacity(n / 2 + 1), Vec::with_capacity(n));
+        let mut open = 0usize; // old frames in the new frame being built
+        for i in 0..n {
+            map.push(keep.len() as u32);
+            open += 1;
+            let alone = i == 0 || self.frames.fine[i];
+            let next_alone = i + 1 < n && self.frames.fine[i + 1];
+            if alone || open == 2 || next_alone || i + 1 == n {
+                keep.push(i);
+                open = 0;
+            }
+        }
         // Frame k of the result covers old frames (prev kept + 1)..=k.
         let mut out = Frames::default();
         let mut from = 0usize;
         for &k in &keep {
-            let span = if k == 0 { 0..=0 } else { from..=k };
+            let span = from..=k;
             let f = &self.frames;
             macro_rules! take {
                 ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
@@ -311,17 +357,16 @@ impl Recorder {
                 gc_stall_ns,
                 energy_j,
                 throttled_ns,
-                p99_us
+                fine
             );
             out.completions.push(span.clone().map(|i| f.completions[i]).sum());
-            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().copied()).collect());
+            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
             if !f.hist.is_empty() {
                 out.hist.push(f.hist[k].clone());
             }
             from = k + 1;
         }
-        // Old frame i becomes (i + 1) / 2: 0 stays, (1, 2) -> 1, (3, 4) -> 2, ...
-        let merged = |i: u32| i.div_ceil(2);
+        let merged = |i: u32| map[i as usize];
         self.seen.clear();
         self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
         let mut deltas = Vec::with_capacity(self.deltas.len());
@@ -367,11 +412,6 @@ impl Recorder {
             delta_encode(v, 2);
         }
         let n = frames.t_ns.len();
-        let mut hists = vec![Vec::new(); n];
-        for &(i, b, c) in &self.lat {
-            hists[i as usize].push((b, c));
-        }
-        frames.p99_us = hists.iter_mut().map(|h| p99_us(h)).collect();
         frames.delta = vec![Vec::new(); n];
         for &(i, b, r) in &self.deltas {
             frames.delta[i as usize].extend_from_slice(&[
@@ -384,7 +424,16 @@ impl Recorder {
                 r.closed_at,
             ]);
         }
-        Recording { label: label.into(), meta: self.meta, init: self.init, frames, dies, notes }
+        Recording {
+            label: label.into(),
+            meta: self.meta,
+            init: self.init,
+            frames,
+            dies,
+            series: Default::default(),
+            lat: self.lat,
+            notes,
+        }
     }
 }
 
@@ -408,6 +457,28 @@ pub struct Observed<'a> {
     pub rec: &'a mut Recorder,
 }
 
+impl Observed<'_> {
+    /// Cuts power now (the drive drops its in-flight commands and reboots) and stops the run:
+    /// returning no completion without a deadline ends the runner's job group, and the stop
+    /// flag keeps it from starting another. A paced job (the runner waits with a deadline)
+    /// would go on submitting, so it is refused.
+    fn cut_power(&mut self, paced: bool) -> Result<(), DeviceError> {
+        if paced {
+            return Err(DeviceError::Other(
+                "--power-cut-at: a paced job (rate, rate_iops, or an iolog replayed with its timing) cannot be cut mid-run".into(),
+            ));
+        }
+        self.rec.frame(&self.target.ssd);
+        let rep = self.target.ssd.power_cut().map_err(|e| DeviceError::Other(e.to_string()))?;
+        if let Some(c) = self.rec.cut.as_mut() {
+            c.report = Some(rep);
+            c.flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        self.rec.frame(&self.target.ssd);
+        Ok(())
+    }
+}
+
 impl Device for Observed<'_> {
     fn info(&self) -> DeviceInfo {
         self.target.info()
@@ -419,7 +490,16 @@ impl Device for Observed<'_> {
         self.target.submit(req)
     }
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
-        let r = self.target.wait(deadline_ns)?;
+        let cut_at = self.rec.cut.as_ref().filter(|c| c.report.is_none()).map(|c| c.at_ns);
+        let r = match cut_at {
+            Some(at) => self.target.wait(Some(deadline_ns.map_or(at, |d| d.min(at))))?,
+            None => self.target.wait(deadline_ns)?,
+        };
+        if let (Some(at), None) = (cut_at, r) {
+            if self.target.ssd.now() >= at {
+                return self.cut_power(deadline_ns.is_some()).map(|_| None);
+            }
+        }
         self.rec.observe(&self.target.ssd, r.as_ref());
         Ok(r)
     }
