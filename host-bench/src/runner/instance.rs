@@ -55,7 +55,7 @@ impl Instance {
     /// drawn, so a simulated drive can fetch its mapping state before the command arrives;
     /// the sequence of I/Os is the pattern's, unchanged.
     #[inline]
-    pub(super) fn next_io(&mut self, dev: &mut dyn Device) -> Result<Option<NextIo>, String> {
+    pub(super) fn next_io<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<Option<NextIo>, String> {
         if let Some(r) = self.rate.as_mut() {
             return Ok(r.pending.take());
         }
@@ -66,7 +66,7 @@ impl Instance {
 
     /// Draws the source up to `LOOKAHEAD` I/Os ahead (fewer once it is done).
     #[inline]
-    pub(super) fn refill(&mut self, dev: &mut dyn Device) -> Result<(), String> {
+    pub(super) fn refill<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<(), String> {
         while self.rate.is_none() && self.ahead.len() < LOOKAHEAD {
             let next = match &mut self.source {
                 Source::Pattern(p) => p.next_io().map(|io| (io, 0)),
