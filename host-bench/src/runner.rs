@@ -22,7 +22,7 @@ mod position;
 mod rate;
 mod results;
 mod setup;
-use instance::{Instance, Source, LOOKAHEAD};
+use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use position::RunPosition;

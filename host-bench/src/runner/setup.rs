@@ -86,7 +86,7 @@ pub(super) fn new_instance(
         waiting_slot: false,
         job: job_index as u32,
         clone,
-        ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
+        ahead: super::instance::Ahead::new(),
         slot,
         iodepth: spec.iodepth.max(1),
         outstanding: 0,
