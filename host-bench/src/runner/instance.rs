@@ -49,56 +49,8 @@ pub(super) struct Instance {
 /// I/Os an instance draws ahead of submitting them.
 pub(super) const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
 
-/// The I/Os drawn ahead, in order, each with its delay: a fixed ring of [`LOOKAHEAD`], since
-/// a push and a pop happen for every I/O and a `VecDeque`'s capacity checks cost several times
-/// the ring's index arithmetic.
-pub(super) struct Ahead {
-    items: [(NextIo, u64); LOOKAHEAD],
-    head: usize,
-    len: usize,
-}
-
-impl Ahead {
-    pub(super) fn new() -> Self {
-        let filler = NextIo { dir: crate::device::IoDir::Read, offset_bytes: 0, len_bytes: 0 };
-        Ahead { items: [(filler, 0); LOOKAHEAD], head: 0, len: 0 }
-    }
-
-    #[inline]
-    pub(super) fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline]
-    pub(super) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The caller keeps at most [`LOOKAHEAD`] entries (a full ring ignores the push).
-    #[inline]
-    pub(super) fn push_back(&mut self, e: (NextIo, u64)) {
-        if self.len < LOOKAHEAD {
-            self.items[(self.head + self.len) % LOOKAHEAD] = e;
-            self.len += 1;
-        }
-    }
-
-    #[inline]
-    pub(super) fn pop_front(&mut self) -> Option<(NextIo, u64)> {
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.items[self.head];
-        self.head = (self.head + 1) % LOOKAHEAD;
-        self.len -= 1;
-        Some(e)
-    }
-
-    #[inline]
-    pub(super) fn front(&self) -> Option<&(NextIo, u64)> {
-        (self.len > 0).then(|| &self.items[self.head])
-    }
-}
+/// The I/Os drawn ahead, in order, each with its delay.
+pub(super) type Ahead = crate::ring::Ring<(NextIo, u64), LOOKAHEAD>;
 
 impl Instance {
     /// The next I/O to submit ([`Instance::can_issue`] said there is one). The pattern is

@@ -86,7 +86,10 @@ pub(super) fn new_instance(
         waiting_slot: false,
         job: job_index as u32,
         clone,
-        ahead: super::instance::Ahead::new(),
+        ahead: super::instance::Ahead::new((
+            NextIo { dir: crate::device::IoDir::Read, offset_bytes: 0, len_bytes: 0 },
+            0,
+        )),
         slot,
         iodepth: spec.iodepth.max(1),
         outstanding: 0,
