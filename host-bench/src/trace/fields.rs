@@ -25,7 +25,7 @@ pub fn split_into<'a>(line: &'a str, sep: char, out: &mut [&'a str]) -> usize {
             return false;
         }
         // Splitting at an ASCII byte keeps char boundaries.
-        out[*n] = line[start..i].trim_ascii();
+        out[*n] = trim(&line[start..i]);
         *n += 1;
         start = i + 1;
         true
@@ -51,8 +51,19 @@ pub fn split_into<'a>(line: &'a str, sep: char, out: &mut [&'a str]) -> usize {
     if n >= out.len() {
         return n + 1;
     }
-    out[n] = line[start..].trim_ascii();
+    out[n] = trim(&line[start..]);
     n + 1
+}
+
+/// `s.trim_ascii()`, answered from the end bytes for the usual field (ASCII whitespace is
+/// all at most b' ').
+#[inline]
+fn trim(s: &str) -> &str {
+    match s.as_bytes() {
+        [first, .., last] if *first > b' ' && *last > b' ' => s,
+        [only] if *only > b' ' => s,
+        _ => s.trim_ascii(),
+    }
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
