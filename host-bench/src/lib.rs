@@ -11,6 +11,7 @@ pub mod plot;
 pub mod plot_series;
 pub mod real;
 pub mod report;
+pub mod ring;
 pub mod runner;
 pub mod sim;
 pub mod simrun;

@@ -25,7 +25,7 @@ mod position;
 mod rate;
 mod results;
 mod setup;
-use instance::{Instance, Source, LOOKAHEAD};
+use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
@@ -220,8 +220,9 @@ pub struct RunResult {
     pub interrupted: bool,
 }
 
-/// Runs every group of `file` on `dev`, one group after another.
-pub fn run(file: &JobFile, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<RunResult, RunError> {
+/// Runs every group of `file` on `dev`, one group after another. Generic, so a concrete
+/// target's calls inline into the per-I/O loop; `&mut dyn Device` works too.
+pub fn run<D: Device + ?Sized>(file: &JobFile, dev: &mut D, opts: &mut RunOptions) -> Result<RunResult, RunError> {
     if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
         return Err(RunError::BadTimeScale(opts.time_scale));
     }
@@ -384,7 +385,7 @@ impl GroupRun {
     }
 
     /// Runs until every instance is done; returns true when interrupted.
-    fn run(&mut self, dev: &mut dyn Device, opts: &mut RunOptions) -> Result<bool, RunError> {
+    fn run<D: Device + ?Sized>(&mut self, dev: &mut D, opts: &mut RunOptions) -> Result<bool, RunError> {
         let open_loop = self.instances.iter().any(Instance::paced);
         let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
         dev.report_grid(&origins, opts.series_interval_ns.max(1));
@@ -438,7 +439,7 @@ impl GroupRun {
     }
 
     /// Submits due open-loop arrivals; returns the next arrival time to wait for.
-    fn open_loop_arrivals(&mut self, dev: &mut dyn Device) -> Result<Option<u64>, RunError> {
+    fn open_loop_arrivals<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<Option<u64>, RunError> {
         let now = dev.now_ns();
         let mut next: Option<u64> = None;
         for i in 0..self.instances.len() {
@@ -468,7 +469,7 @@ impl GroupRun {
     }
 
     #[inline]
-    fn on_completion(&mut self, dev: &mut dyn Device, c: IoCompletion) -> Result<(), RunError> {
+    fn on_completion<D: Device + ?Sized>(&mut self, dev: &mut D, c: IoCompletion) -> Result<(), RunError> {
         self.completions += 1;
         let idx = usize::try_from(c.tag).ok().filter(|&i| i < self.instances.len());
         let Some(i) = idx else {
@@ -536,7 +537,7 @@ impl GroupRun {
     }
 
     #[inline]
-    fn submit(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
+    fn submit<D: Device + ?Sized>(&mut self, dev: &mut D, i: usize, now_ns: u64) -> Result<(), RunError> {
         let inst = &mut self.instances[i];
         let Some(io) = inst.next_io(dev).map_err(|message| self.iolog_error(i, message))? else {
             return Ok(());
@@ -568,7 +569,7 @@ impl GroupRun {
         dev.submit(req).map_err(|e| self.device_error(i, e))
     }
 
-    fn check_done(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) {
+    fn check_done<D: Device + ?Sized>(&mut self, dev: &mut D, i: usize, now_ns: u64) {
         let inst = &mut self.instances[i];
         if !inst.finished && inst.outstanding == 0 && !inst.can_issue(now_ns) {
             inst.finished = true;

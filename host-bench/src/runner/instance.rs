@@ -25,7 +25,7 @@ pub(super) struct Instance {
     pub(super) clone: u32,
     /// I/Os drawn from the source ahead of their submission, in order, each with the delay
     /// before it (iolog replay; 0 otherwise) (see `next_io`).
-    pub(super) ahead: std::collections::VecDeque<(NextIo, u64)>,
+    pub(super) ahead: Ahead,
     pub(super) slot: usize,
     pub(super) iodepth: u32,
     pub(super) outstanding: u32,
@@ -51,13 +51,16 @@ pub(super) struct Instance {
 /// I/Os an instance draws ahead of submitting them.
 pub(super) const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
 
+/// The I/Os drawn ahead, in order, each with its delay.
+pub(super) type Ahead = crate::ring::Ring<(NextIo, u64), LOOKAHEAD>;
+
 impl Instance {
     /// The next I/O to submit ([`Instance::can_issue`] said there is one). The pattern is
     /// drawn `LOOKAHEAD` I/Os ahead and each offset is passed to the device as a hint when
     /// drawn, so a simulated drive can fetch its mapping state before the command arrives;
     /// the sequence of I/Os is the pattern's, unchanged.
     #[inline]
-    pub(super) fn next_io(&mut self, dev: &mut dyn Device) -> Result<Option<NextIo>, String> {
+    pub(super) fn next_io<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<Option<NextIo>, String> {
         if let Some(r) = self.rate.as_mut() {
             return Ok(r.pending.take());
         }
@@ -68,7 +71,7 @@ impl Instance {
 
     /// Draws the source up to `LOOKAHEAD` I/Os ahead (fewer once it is done).
     #[inline]
-    pub(super) fn refill(&mut self, dev: &mut dyn Device) -> Result<(), String> {
+    pub(super) fn refill<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<(), String> {
         while self.rate.is_none() && self.ahead.len() < LOOKAHEAD {
             let next = match &mut self.source {
                 Source::Pattern(p) => p.next_io().map(|io| (io, 0)),

@@ -101,7 +101,10 @@ pub(super) fn new_instance(
         waiting_slot: false,
         job: job_index as u32,
         clone,
-        ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
+        ahead: super::instance::Ahead::new((
+            NextIo { dir: crate::device::IoDir::Read, offset_bytes: 0, len_bytes: 0 },
+            0,
+        )),
         slot,
         iodepth: spec.iodepth.max(1),
         outstanding: 0,

@@ -80,6 +80,19 @@ impl Histogram {
         self.sum_sq += u128::from(ns) * u128::from(ns);
     }
 
+    /// Records one latency in the buckets, count, min and max only, not the sums: for a
+    /// histogram read only through [`Histogram::percentile`] (the time series' per-interval
+    /// p99), whose sums would be dead work on every I/O. Its mean and stddev are then wrong.
+    #[inline]
+    pub fn record_for_percentiles(&mut self, ns: u64) {
+        if let Some(b) = self.buckets.get_mut(Self::index(ns)) {
+            *b += 1;
+        }
+        self.count += 1;
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }

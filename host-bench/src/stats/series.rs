@@ -70,6 +70,7 @@ pub struct SeriesRecorder {
     ios: [u64; 3],
     bytes: [u64; 3],
     lat_sum_ns: [u128; 3],
+    /// Read only for the p99 (the mean comes from `lat_sum_ns`).
     hist: [Histogram; 3],
     points: Vec<IntervalPoint>,
 }
@@ -109,7 +110,7 @@ impl SeriesRecorder {
         self.ios[d] += 1;
         self.bytes[d] += u64::from(len_bytes);
         self.lat_sum_ns[d] += u128::from(lat_ns);
-        self.hist[d].record(lat_ns);
+        self.hist[d].record_for_percentiles(lat_ns);
     }
 
     /// Closes intervals up to `end_ns`, keeping a final partial interval if it saw any time.

@@ -2,8 +2,8 @@
 //! point, and comma / whitespace field splitting without allocation.
 
 /// Splits `line` on `sep` into `out` (ASCII-trimmed); returns how many fields there were (up
-/// to `out.len()`; one more means more). Byte-wise for an ASCII separator: the hot path of
-/// every delimited format.
+/// to `out.len()`; one more means more). For an ASCII separator (the hot path of
+/// every delimited format) the separators are found with `memchr` (SIMD).
 #[inline]
 pub fn split_into<'a>(line: &'a str, sep: char, out: &mut [&'a str]) -> usize {
     if !sep.is_ascii() {
@@ -19,22 +19,79 @@ pub fn split_into<'a>(line: &'a str, sep: char, out: &mut [&'a str]) -> usize {
     }
     let (b, s) = (line.as_bytes(), sep as u8);
     let (mut n, mut start) = (0, 0);
-    for (i, &c) in b.iter().enumerate() {
-        if c == s {
-            if n >= out.len() {
+    // One field ends at separator `i`; false when `out` is full.
+    let mut field = |i: usize, n: &mut usize| {
+        if *n >= out.len() {
+            return false;
+        }
+        // Splitting at an ASCII byte keeps char boundaries.
+        out[*n] = trim(&line[start..i]);
+        *n += 1;
+        start = i + 1;
+        true
+    };
+    let pat = u64::from(s) * LO;
+    let mut chunks = b.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let mut hits = zero_bytes(u64::from_le_bytes(c.try_into().unwrap_or_default()) ^ pat);
+        while hits != 0 {
+            if !field(base + (hits.trailing_zeros() / 8) as usize, &mut n) {
                 return n + 1;
             }
-            // Splitting at an ASCII byte keeps char boundaries.
-            out[n] = line[start..i].trim_ascii();
-            n += 1;
-            start = i + 1;
+            hits &= hits - 1;
+        }
+        base += 8;
+    }
+    for (k, &c) in chunks.remainder().iter().enumerate() {
+        if c == s && !field(base + k, &mut n) {
+            return n + 1;
         }
     }
     if n >= out.len() {
         return n + 1;
     }
-    out[n] = line[start..].trim_ascii();
+    out[n] = trim(&line[start..]);
     n + 1
+}
+
+/// `s.trim_ascii()`, answered from the end bytes for the usual field (ASCII whitespace is
+/// all at most b' ').
+#[inline]
+fn trim(s: &str) -> &str {
+    match s.as_bytes() {
+        [first, .., last] if *first > b' ' && *last > b' ' => s,
+        [only] if *only > b' ' => s,
+        _ => s.trim_ascii(),
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// Bit 7 set in each byte of `x` that is zero, nothing else (exact: no carry crosses a byte,
+/// unlike the classic `(x - LO) & !x` test).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & HI7) + HI7) | x | HI7)
+}
+
+/// Eight ASCII digits (first digit in the lowest byte) as a number, or `None` if any byte is
+/// not a digit. SWAR: digit pairs, then quads, then the eight, each by one multiply.
+#[inline]
+fn digits8(chunk: u64) -> Option<u64> {
+    let low = chunk & 0x0f0f_0f0f_0f0f_0f0f;
+    // High nibble 3 and low nibble at most 9 (low + 6 stays below 0x10).
+    if chunk & 0xf0f0_f0f0_f0f0_f0f0 != 0x3030_3030_3030_3030
+        || (low + 0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0 != 0
+    {
+        return None;
+    }
+    // Each multiply adds a neighbour's value x10^k into a lane; what overflows the top is
+    // discarded by the shift and masks.
+    let v = low.wrapping_mul(10 * 256 + 1) >> 8;
+    let v = (v & 0x00ff_00ff_00ff_00ff).wrapping_mul(100 * 65536 + 1) >> 16;
+    Some((v & 0x0000_ffff_0000_ffff).wrapping_mul(10000 * (1 << 32) + 1) >> 32)
 }
 
 /// Splits on runs of whitespace.
@@ -50,9 +107,35 @@ pub fn split_ws<'a>(line: &'a str, out: &mut [&'a str]) -> usize {
     n
 }
 
-/// A non-negative decimal integer.
+/// A non-negative decimal integer. Up to 19 digits (no overflow possible) eight at a time;
+/// anything else, errors included, goes to [`uint_checked`].
 #[inline]
 pub fn uint(s: &str, what: &str) -> Result<u64, String> {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 19 {
+        return uint_checked(s, what);
+    }
+    let mut v: u64 = 0;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        match digits8(u64::from_le_bytes(c.try_into().unwrap_or_default())) {
+            Some(d) => v = v * 100_000_000 + d,
+            None => return uint_checked(s, what),
+        }
+    }
+    for &c in chunks.remainder() {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return uint_checked(s, what);
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Ok(v)
+}
+
+/// [`uint`] digit by digit with overflow checks and the error messages.
+#[cold]
+fn uint_checked(s: &str, what: &str) -> Result<u64, String> {
     let b = s.as_bytes();
     if b.is_empty() || b.len() > 20 {
         return Err(format!("{what} '{s}' is not a non-negative integer"));
@@ -133,5 +216,38 @@ mod tests {
         assert!(decimal_ns(".", 1, "t").is_err());
         assert_eq!(uint("18446744073709551615", "x").unwrap(), u64::MAX);
         assert!(uint("18446744073709551616", "x").is_err());
+    }
+
+    /// The SWAR paths agree with the plain definitions on every length and on near-digits.
+    #[test]
+    fn fast_paths_match_plain_parsing() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let alphabet = b"0123456789/:, -x";
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 24) as usize;
+            let digits_only = x & (1 << 40) != 0;
+            let s: String = (0..len)
+                .map(|k| {
+                    let r = (x >> (k * 2 % 40)) as usize ^ k.wrapping_mul(7);
+                    if digits_only {
+                        (b'0' + (r % 10) as u8) as char
+                    } else {
+                        alphabet[r % alphabet.len()] as char
+                    }
+                })
+                .collect();
+            assert_eq!(uint(&s, "v"), uint_checked(&s, "v"), "{s:?}");
+            if len <= 20 {
+                assert_eq!(uint(&s, "v").ok(), s.parse::<u64>().ok().filter(|_| !s.starts_with('+')), "{s:?}");
+            }
+            let mut fast = [""; 5];
+            let n = split_into(&s, ',', &mut fast);
+            let plain: Vec<&str> = s.split(',').map(str::trim_ascii).collect();
+            assert_eq!(n, plain.len().min(6), "{s:?}");
+            assert_eq!(&fast[..n.min(5)], &plain[..n.min(5)], "{s:?}");
+        }
     }
 }

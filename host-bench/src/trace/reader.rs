@@ -206,34 +206,33 @@ impl TraceReader {
         TraceError::Io { file: self.file_name.clone(), source }
     }
 
-    /// The next line of a text trace.
+    /// The next line of a text trace. A line that lies whole in the input's buffer is parsed
+    /// in place (no copy); one that straddles the buffer's end is gathered in `buf`.
     fn next_line(&mut self) -> Result<Item, TraceError> {
-        self.buf.clear();
-        let n = match self.input.as_mut() {
-            Some(r) => r.read_until(b'\n', &mut self.buf),
-            None => Ok(0),
+        let Some(r) = self.input.as_mut() else {
+            return Ok(Item::Eof);
+        };
+        // Errors (even `Interrupted`) go the slow way, where `read_until` handles them.
+        if let Ok(avail) = r.fill_buf() {
+            if let Some(i) = memchr::memchr(b'\n', avail) {
+                self.line_no += 1;
+                self.counts.lines += 1;
+                let parser = self.parser.as_deref_mut();
+                let item = line_item(&avail[..=i], self.line_no, self.header_allowed, parser);
+                r.consume(i + 1);
+                return Ok(item);
+            }
         }
-        .map_err(|e| self.io_error(e))?;
+        self.buf.clear();
+        let n = r
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| TraceError::Io { file: self.file_name.clone(), source })?;
         if n == 0 {
             return Ok(Item::Eof);
         }
         self.line_no += 1;
         self.counts.lines += 1;
-        let Ok(line) = std::str::from_utf8(trim_eol(&self.buf)) else {
-            return Ok(Item::Bad("not UTF-8 text".into()));
-        };
-        if line.trim().is_empty() || line.starts_with('#') {
-            return Ok(Item::Skip);
-        }
-        let Some(parser) = self.parser.as_mut() else {
-            return Ok(Item::Eof);
-        };
-        Ok(match parser.parse(line) {
-            Ok(out) => Item::Io(out),
-            // A column header on a file's first line.
-            Err(_) if self.line_no == 1 && self.header_allowed && looks_like_header(line) => Item::Skip,
-            Err(m) => Item::Bad(m),
-        })
+        Ok(line_item(&self.buf, self.line_no, self.header_allowed, self.parser.as_deref_mut()))
     }
 
     /// The next event of a binary blktrace; "line" numbers count events. A broken stream (a
@@ -293,6 +292,36 @@ fn read_full(r: &mut dyn BufRead, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// What one text line (with its line ending, if any) is.
+#[inline]
+fn line_item(raw: &[u8], line_no: u64, header_allowed: bool, parser: Option<&mut (dyn LineParser + 'static)>) -> Item {
+    let Ok(line) = std::str::from_utf8(trim_eol(raw)) else {
+        return Item::Bad("not UTF-8 text".into());
+    };
+    if blank(line) || line.starts_with('#') {
+        return Item::Skip;
+    }
+    let Some(parser) = parser else {
+        return Item::Eof;
+    };
+    match parser.parse(line) {
+        Ok(out) => Item::Io(out),
+        // A column header on a file's first line.
+        Err(_) if line_no == 1 && header_allowed && looks_like_header(line) => Item::Skip,
+        Err(m) => Item::Bad(m),
+    }
+}
+
+/// `line.trim().is_empty()`, answered from the first byte for the usual line (a printable
+/// ASCII character: every whitespace character is either at most b' ' or non-ASCII).
+#[inline]
+fn blank(line: &str) -> bool {
+    match line.as_bytes().first() {
+        Some(&b) if b > b' ' && b < 0x80 => false,
+        _ => line.trim().is_empty(),
+    }
 }
 
 /// A line with a letter in every field (a header, not data with a typo).

@@ -2,7 +2,6 @@
 //! closed loop (N outstanding in trace order), with trace offsets mapped onto the device.
 //! Produces the same [`RunResult`] as a fio job, so JSON, time series and plots are shared.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
@@ -172,7 +171,7 @@ const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
 type Located = (TraceRecord, (usize, u64));
 
 struct Lookahead {
-    recs: VecDeque<Located>,
+    recs: crate::ring::Ring<Located, LOOKAHEAD>,
     done: bool,
 }
 
@@ -249,7 +248,9 @@ pub fn replay(
     let due = |r: &TraceRecord| start.saturating_add((r.time_ns as f64 * opts.time_scale).round() as u64);
     // Records are read LOOKAHEAD ahead and their offsets passed to the device as hints (the
     // simulator prefetches mapping state); what is issued, and when, is unchanged.
-    let mut ahead = Lookahead { recs: VecDeque::with_capacity(LOOKAHEAD), done: false };
+    let filler =
+        TraceRecord { time_ns: 0, dir: crate::device::IoDir::Read, offset_bytes: 0, len_bytes: 0, volume: None };
+    let mut ahead = Lookahead { recs: crate::ring::Ring::new((filler, (0, 0))), done: false };
     let mut pending = ahead.next(reader, dev, &mapper)?;
     let mut interrupted = false;
     let mut completions = 0u64;
