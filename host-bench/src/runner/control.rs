@@ -26,7 +26,11 @@ impl GroupRun {
     /// What the run loop waits for besides completions: open-loop arrivals (submitting those
     /// due) and flow members to retry or wake. `None`: completions only.
     #[inline]
-    pub(super) fn next_deadline(&mut self, dev: &mut dyn Device, open_loop: bool) -> Result<Option<u64>, RunError> {
+    pub(super) fn next_deadline<D: Device + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        open_loop: bool,
+    ) -> Result<Option<u64>, RunError> {
         Ok(match (open_loop, self.controlled) {
             (false, false) => None,
             (true, false) => self.open_loop_arrivals(dev)?,
@@ -37,7 +41,12 @@ impl GroupRun {
 
     /// Submits what instance `i` may submit now: up to the searched depth (else `iodepth`),
     /// while its flow lets it; true when it submitted anything.
-    pub(super) fn fill_controlled(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<bool, RunError> {
+    pub(super) fn fill_controlled<D: Device + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        i: usize,
+        now_ns: u64,
+    ) -> Result<bool, RunError> {
         let mut any = false;
         loop {
             let inst = &mut self.instances[i];
@@ -69,9 +78,9 @@ impl GroupRun {
     }
 
     /// After a completion of a controlled instance `i` (its statistics already recorded).
-    pub(super) fn controlled_completion(
+    pub(super) fn controlled_completion<D: Device + ?Sized>(
         &mut self,
-        dev: &mut dyn Device,
+        dev: &mut D,
         i: usize,
         c: IoCompletion,
         now_ns: u64,
@@ -124,7 +133,12 @@ impl GroupRun {
 
     /// Instance `i` counted in its flow: the members it held back may go on (fio's held jobs
     /// spin on the shared counter).
-    pub(super) fn retry_flow(&mut self, dev: &mut dyn Device, i: usize, now_ns: u64) -> Result<(), RunError> {
+    pub(super) fn retry_flow<D: Device + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        i: usize,
+        now_ns: u64,
+    ) -> Result<(), RunError> {
         let Some(flow) = self.instances[i].control.as_ref().and_then(|c| c.flow.map(|f| f.flow)) else {
             return Ok(());
         };
@@ -162,7 +176,7 @@ impl GroupRun {
 
     /// Retries flow members after one left, wakes those whose `flow_sleep` is over; returns
     /// the next wake-up time, if any.
-    pub(super) fn control_wake(&mut self, dev: &mut dyn Device) -> Result<Option<u64>, RunError> {
+    pub(super) fn control_wake<D: Device + ?Sized>(&mut self, dev: &mut D) -> Result<Option<u64>, RunError> {
         let now = dev.now_ns();
         while std::mem::take(&mut self.flow_left) {
             for i in 0..self.instances.len() {
