@@ -332,20 +332,33 @@ impl SimSession {
             return PowerSpan::default();
         }
         let pw = &self.profile.profile.power;
-        // The datapath energy of every byte NAND operations moved (as `SimSsd::energy_j`).
-        let host_w = pw.host_pj_per_byte * 1e-12 * (d.nand_read_bytes + d.nand_write_bytes) as f64 / secs;
-        let floor_w =
-            pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64 + host_w;
-        let (mut nand_peak, mut thr) = (0.0f64, 0u64);
+        // The datapath power of every byte NAND operations moved (as `SimSsd::energy_j`).
+        let datapath_w = |d: &ftl::device::Counters, secs: f64| {
+            pw.host_pj_per_byte * 1e-12 * (d.nand_read_bytes + d.nand_write_bytes) as f64 / secs
+        };
+        let span_datapath_w = datapath_w(&d, secs);
+        let idle_w = pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64;
+        let (mut peak, mut thr) = (0.0f64, 0u64);
         let from = meter.partition_point(|iv| iv.start_ns < a.t_ns);
-        for iv in meter[from..].iter().take_while(|iv| iv.start_ns < b.t_ns) {
-            nand_peak = nand_peak.max(iv.peak_w);
+        let inside = &meter[from..meter.partition_point(|iv| iv.start_ns < b.t_ns)];
+        for (k, iv) in inside.iter().enumerate() {
+            // Each meter interval's peak rides on that interval's own datapath power (where the
+            // counters resolve it), so a span's peak is the highest of its intervals' peaks and
+            // never below a shorter span's inside it.
+            let end = inside.get(k + 1).map_or(b.t_ns, |n| n.start_ns);
+            let (sa, sb) = (self.target.sample_at(iv.start_ns), self.target.sample_at(end));
+            let dt = sb.t_ns.saturating_sub(sa.t_ns) as f64 / 1e9;
+            let dp_w = if dt > 0.0 { datapath_w(&delta(&sa.counters, &sb.counters), dt) } else { span_datapath_w };
+            peak = peak.max(idle_w + dp_w + iv.peak_w);
             thr += iv.throttled_ns;
+        }
+        if inside.is_empty() {
+            peak = idle_w + span_datapath_w;
         }
         // The meter's intervals are those starting inside the span, so a span that is not on
         // their grid misses the energy of its first part; no span peaks below its own average.
         let avg_w = d.energy_j / secs;
-        PowerSpan { avg_w, peak_w: (floor_w + nand_peak).max(avg_w), throttled_ns: thr.min(b.t_ns - a.t_ns) }
+        PowerSpan { avg_w, peak_w: peak.max(avg_w), throttled_ns: thr.min(b.t_ns - a.t_ns) }
     }
 
     /// Which limits bound the drive during `job` (see [`LimitShares`]).

@@ -47,3 +47,27 @@ fn reported_datapath_energy_counts_gc_bytes() {
     );
     assert!(datapath_j > 1.5 * per_byte * host, "GC bytes not charged: {datapath_j} J");
 }
+
+/// A job's peak power is the highest of its per-second peaks (it used to ride on the job's
+/// average datapath power, so a busy second could show a higher peak than the whole job).
+#[test]
+fn job_peak_is_the_highest_per_second_peak() {
+    let text = "[fill]\nrw=write\nbs=128k\niodepth=16\nsize=100%\n\
+                [mix]\nstonewall\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=4\nrate_iops=3000,1500\n\
+                time_based\nruntime=300\n";
+    let job = parse_str(text, "pps.fio", &ParseOptions::default()).unwrap();
+    let mut cfg = SimConfig::new("tiny", 1);
+    cfg.power_cap_w = Some(1.7);
+    let mut s = SimSession::new(cfg).unwrap();
+    let r = s.run(&job, None, None).unwrap();
+    let v = s.json(&r, false);
+    let jr = r.jobs.last().unwrap();
+    let csv = s.timeseries_csv(jr);
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = head.iter().position(|&h| h == "peak_power_w").unwrap();
+    let per_second = lines.map(|l| l.split(',').nth(col).unwrap().parse::<f64>().unwrap()).fold(0.0, f64::max);
+    let job_peak = v["jobs"].as_array().unwrap().last().unwrap()["ssdlab"]["peak_power_w"].as_f64().unwrap();
+    assert!(per_second > 0.0);
+    assert!(job_peak >= per_second - 1e-9, "job peak {job_peak} W below a per-second peak {per_second} W");
+}
