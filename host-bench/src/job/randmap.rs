@@ -3,18 +3,14 @@
 //! fio keeps, per job and file, one bit per block of the region (`randommap`, the default): a
 //! drawn block that was already used this loop is replaced by the next free block after it
 //! (wrapping), so a size-based random job touches every block exactly once per loop. The map
-//! here is a flat bitmap, exactly 1 bit per block, with one summary level (a bit per word, set
-//! when the word is full) as in fio's axmap: taking the next free block after a used one
-//! clusters used blocks, as linear probing does, so late in a pass the runs of full words get
-//! long, and the summary skips 64 of them per word read. `lfsr` gives the same once-per-loop
-//! coverage with no map at all.
+//! here is a flat bitmap, exactly 1 bit per block (fio's axmap adds summary levels; a flat scan
+//! costs on average ln(blocks)/64 words per draw over a whole pass, since free blocks are dense
+//! until the very end). `lfsr` gives the same once-per-loop coverage with no map at all.
 
 /// One bit per block; bits past the last block are kept set so they are never "free".
 #[derive(Clone, Debug)]
 pub struct RandomMap {
     words: Box<[u64]>,
-    /// Bit `w` set exactly when `words[w]` is all ones.
-    full: Box<[u64]>,
     blocks: u64,
     used: u64,
 }
@@ -24,8 +20,7 @@ impl RandomMap {
     pub fn new(blocks: u64) -> Self {
         let blocks = blocks.max(1);
         let words = huge_zeroed(blocks.div_ceil(64) as usize);
-        let full = vec![0u64; words.len().div_ceil(64)].into_boxed_slice();
-        let mut map = RandomMap { words, full, blocks, used: 0 };
+        let mut map = RandomMap { words, blocks, used: 0 };
         map.mark_tail();
         map
     }
@@ -36,15 +31,6 @@ impl RandomMap {
             if let Some(last) = self.words.last_mut() {
                 *last |= !0u64 << tail;
             }
-            self.note_full(self.words.len() - 1);
-        }
-    }
-
-    /// Keeps `full`'s bit for word `w` up to date after bits of it were set.
-    #[inline]
-    fn note_full(&mut self, w: usize) {
-        if self.words[w] == !0 {
-            self.full[w / 64] |= 1u64 << (w % 64);
         }
     }
 
@@ -64,7 +50,6 @@ impl RandomMap {
     /// Frees every block (a new loop, or a time-based job that used the whole region).
     pub fn reset(&mut self) {
         self.words.fill(0);
-        self.full.fill(0);
         self.used = 0;
         self.mark_tail();
     }
@@ -95,24 +80,15 @@ impl RandomMap {
     }
 
     fn first_free_from(&self, from: u64) -> Option<u64> {
-        let w = (from / 64) as usize;
-        let free = !*self.words.get(w)? & (!0u64 << (from % 64));
-        if free != 0 {
-            return Some(w as u64 * 64 + u64::from(free.trailing_zeros()));
-        }
-        // The first word after `w` that is not full, found in the summary.
-        let next = w + 1;
-        let mut s = next / 64;
-        let mut open = !*self.full.get(s)? & (!0u64 << (next % 64));
+        let mut w = (from / 64) as usize;
+        let first = self.words.get(w)?;
+        let mut free = !first & (!0u64 << (from % 64));
         loop {
-            if open != 0 {
-                let w = s * 64 + open.trailing_zeros() as usize;
-                // Summary bits past the last word read as "not full": the end of the map.
-                let word = self.words.get(w)?;
-                return Some(w as u64 * 64 + u64::from((!word).trailing_zeros()));
+            if free != 0 {
+                return Some(w as u64 * 64 + u64::from(free.trailing_zeros()));
             }
-            s += 1;
-            open = !*self.full.get(s)?;
+            w += 1;
+            free = !*self.words.get(w)?;
         }
     }
 
@@ -129,7 +105,6 @@ impl RandomMap {
                 break;
             }
             self.words[w] |= bit;
-            self.note_full(w);
             marked += 1;
             b += 1;
         }
@@ -202,37 +177,4 @@ fn huge_zeroed(n: usize) -> Box<[u64]> {
     }
     v.resize(n, 0);
     v.into_boxed_slice()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::RandomMap;
-
-    /// The summary-level search gives the flat scan's answer (the next free block, wrapping)
-    /// at every fill level, for sizes around word and summary-word boundaries.
-    #[test]
-    fn next_free_matches_a_plain_scan() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        for blocks in [1u64, 63, 64, 65, 4095, 4096, 4097, 9000] {
-            let mut map = RandomMap::new(blocks);
-            let mut used = vec![false; blocks as usize];
-            while !map.is_full() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let b = x % blocks;
-                let want = (b..blocks).chain(0..b).find(|&i| !used[i as usize]);
-                assert_eq!(map.free_at_or_after(b), want, "blocks {blocks}, from {b}");
-                let at = want.unwrap_or(b);
-                let n = map.mark_run(at, 1 + x % 3);
-                for i in at..at + n {
-                    assert!(!used[i as usize]);
-                    used[i as usize] = true;
-                }
-            }
-            assert_eq!(map.free_at_or_after(0), None);
-            map.reset();
-            assert_eq!(map.free_at_or_after(blocks - 1), Some(blocks - 1));
-        }
-    }
 }
