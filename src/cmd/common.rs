@@ -10,6 +10,28 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// The simulated scale and the master seed: every command that simulates takes these two.
+#[derive(Debug, Args, Clone)]
+pub struct SimArgs {
+    /// Simulate 1/N of the drive (same channels, dies, planes, timing and OP), e.g. 1/64.
+    /// Default: automatic, at most 64 GiB of simulated NAND.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Master seed of every random stream (several seeds, as `--seeds N`, derive from it).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl SimArgs {
+    /// `--scale` as a divisor; `None` = automatic.
+    pub fn scale_divisor(&self) -> Result<Option<u32>, CliError> {
+        match &self.scale {
+            Some(s) => Ok(Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Which drive, at which capacity and scale, with which seed.
 #[derive(Debug, Args, Clone)]
 pub struct DriveArgs {
@@ -23,13 +45,8 @@ pub struct DriveArgs {
     /// Over-provisioning (raw - user) / user, e.g. 28% or 0.28.
     #[arg(long)]
     pub op: Option<String>,
-    /// Simulate 1/N of the drive (same channels, dies, planes, timing and OP), e.g. 1/64.
-    /// Default: automatic, at most 64 GiB of simulated NAND.
-    #[arg(long)]
-    pub scale: Option<String>,
-    /// Master seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub sim: SimArgs,
     /// GC victim policy (overrides the profile): greedy or cost-benefit.
     #[arg(long)]
     pub gc_policy: Option<String>,
@@ -44,7 +61,7 @@ pub struct DriveArgs {
 
 impl DriveArgs {
     pub fn to_config(&self) -> Result<SimConfig, CliError> {
-        let mut c = SimConfig::new(self.drive.clone(), self.seed);
+        let mut c = SimConfig::new(self.drive.clone(), self.sim.seed);
         if let Some(u) = &self.user_capacity {
             c.user_capacity_bytes =
                 Some(parse_capacity(u).map_err(|e| CliError::bad_input(format!("--user-capacity {u}: {e}")))?);
@@ -52,9 +69,7 @@ impl DriveArgs {
         if let Some(o) = &self.op {
             c.op = Some(parse_fraction(o).map_err(|e| CliError::bad_input(format!("--op {o}: {e}")))?);
         }
-        if let Some(s) = &self.scale {
-            c.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
-        }
+        c.scale_divisor = self.sim.scale_divisor()?;
         if let Some(p) = &self.gc_policy {
             c.gc_policy = Some(match p.as_str() {
                 "greedy" => ftl::GcPolicy::Greedy,

@@ -54,8 +54,8 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
         Some(name) => {
             let d = &a.drive;
             let touched = d.drive != "generic-tlc"
-                || d.seed != 1
-                || [&d.user_capacity, &d.op, &d.scale, &d.gc_policy, &d.power_cap].iter().any(|o| o.is_some())
+                || d.sim.seed != 1
+                || [&d.user_capacity, &d.op, &d.sim.scale, &d.gc_policy, &d.power_cap].iter().any(|o| o.is_some())
                 || d.power_state.is_some();
             if touched {
                 return Err(CliError::bad_input(format!(

@@ -173,7 +173,7 @@ fn run_real(
     let (logging, perf_logging) = (logs.any(), perf.any());
     let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
     let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
-    let mut ro = RunOptions::new(a.drive.seed);
+    let mut ro = RunOptions::new(a.drive.sim.seed);
     ro.stop = Some(stop);
     ro.progress = Some(progress);
     if logging {

@@ -107,8 +107,8 @@ fn grid_args(a: &SweepArgs) -> Vec<String> {
     push("--power-state", &a.power_state);
     push("--power-cap", &a.power_cap);
     push("--seeds", &Some(a.seeds.to_string()));
-    push("--seed", &Some(a.seed.to_string()));
-    push("--scale", &a.scale);
+    push("--seed", &Some(a.sim.seed.to_string()));
+    push("--scale", &a.sim.scale);
     if a.ignore_unsupported {
         v.push("--ignore-unsupported".into());
     }
