@@ -2,7 +2,7 @@
 //! a job file on a grid of drive configurations, in parallel, optionally one shard of it;
 //! `ssdlab sweep merge DIR... --out DIR` joins shards. See docs/sweeps.md.
 
-use super::common::{interrupt_flag, parse_capacity, parse_watts, SimArgs};
+use super::common::{interrupt_flag, parse_capacity, parse_watts, DriveName, SimArgs};
 use super::{print_out, CliError};
 use clap::{Args, Subcommand};
 use host_bench::job::JobFile;
@@ -24,9 +24,8 @@ pub struct SweepArgs {
     /// file come from there; only the points not finished run.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "power_state", "power_cap", "scale"])]
     pub resume: Option<PathBuf>,
-    /// Drive profile: an embedded name or a profile TOML path.
-    #[arg(long, default_value = "generic-tlc")]
-    pub drive: String,
+    #[command(flatten)]
+    pub drive: DriveName,
     /// User capacities (OP axis), comma-separated, e.g. 7.68TB,6.4TB. Default: stock.
     #[arg(long)]
     pub user_capacity: Option<String>,
@@ -196,7 +195,7 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
         eprintln!("warning: {w}");
     }
     super::preflight::check_output_dir("--out", out)?;
-    let mut base = SimConfig::new(a.drive.clone(), a.sim.seed);
+    let mut base = SimConfig::new(a.drive.drive.clone(), a.sim.seed);
     base.scale_divisor = a.sim.scale_divisor()?;
     let spec = SweepSpec {
         job_file: job_path.display().to_string(),

@@ -102,7 +102,7 @@ fn grid_args(a: &SweepArgs) -> Vec<String> {
             v.extend([flag.to_string(), x.clone()]);
         }
     };
-    push("--drive", &Some(a.drive.clone()));
+    push("--drive", &Some(a.drive.drive.clone()));
     push("--user-capacity", &a.user_capacity);
     push("--power-state", &a.power_state);
     push("--power-cap", &a.power_cap);
