@@ -2,7 +2,7 @@
 //! a job file on a grid of drive configurations, in parallel, optionally one shard of it;
 //! `ssdlab sweep merge DIR... --out DIR` joins shards. See docs/sweeps.md.
 
-use super::common::{interrupt_flag, parse_capacity, parse_watts, DriveName, SimArgs};
+use super::common::{interrupt_flag, parse_capacity, parse_watts, DriveName, FtlArgs, SimArgs};
 use super::{print_out, CliError};
 use clap::{Args, Subcommand};
 use host_bench::job::JobFile;
@@ -22,10 +22,12 @@ pub struct SweepArgs {
     pub job: Option<PathBuf>,
     /// Finish a stopped sweep from the checkpoint in DIR (its --out): the grid, shard and job
     /// file come from there; only the points not finished run.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "power_state", "power_cap", "scale"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "op", "gc_policy", "power_state", "power_cap", "scale"])]
     pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub drive: DriveName,
+    #[command(flatten)]
+    pub ftl: FtlArgs,
     /// User capacities (OP axis), comma-separated, e.g. 7.68TB,6.4TB. Default: stock.
     #[arg(long)]
     pub user_capacity: Option<String>,
@@ -196,7 +198,9 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
     }
     super::preflight::check_output_dir("--out", out)?;
     let mut base = SimConfig::new(a.drive.drive.clone(), a.sim.seed);
+    base.op = a.ftl.op()?;
     base.scale_divisor = a.sim.scale_divisor()?;
+    base.gc_policy = a.ftl.gc_policy()?;
     let spec = SweepSpec {
         job_file: job_path.display().to_string(),
         base,

@@ -104,6 +104,8 @@ fn grid_args(a: &SweepArgs) -> Vec<String> {
     };
     push("--drive", &Some(a.drive.drive.clone()));
     push("--user-capacity", &a.user_capacity);
+    push("--op", &a.ftl.op);
+    push("--gc-policy", &a.ftl.gc_policy);
     push("--power-state", &a.power_state);
     push("--power-cap", &a.power_cap);
     push("--seeds", &Some(a.seeds.to_string()));
