@@ -1,19 +1,10 @@
 //! `ssdlab sweep` and the power flags end to end: a power state out of range is bad input (exit
 //! code 2, one stderr line), a small sweep writes its table and plots, and shards merge.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-sweep-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
 const JOB: &str = "[global]\ngroup_reporting\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\
 [rr]\nstonewall\nrw=randread\nbs=4k\niodepth=8\ntime_based\nruntime=1\n";
