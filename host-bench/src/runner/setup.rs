@@ -2,6 +2,7 @@
 //! sizes, rate and steady-state criterion.
 
 use super::*;
+use nand_model::rng::{RngStreams, StreamId};
 
 pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
     let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
@@ -57,10 +58,10 @@ pub(super) fn new_instance(
     now_ns: u64,
     opts: &RunOptions,
 ) -> Result<Instance, RunError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
     let job_no = job_index as u64 + u64::from(opts.continued.jobs);
-    rng.set_stream((job_no << 20) | u64::from(clone));
+    let streams = RngStreams::new(opts.seed);
+    let rng = streams.stream(StreamId::Host, (job_no << 20) | u64::from(clone));
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -98,8 +99,7 @@ pub(super) fn new_instance(
         issued_bytes: 0,
         issued_ios: 0,
         rate: {
-            let mut r = ChaCha8Rng::seed_from_u64(opts.seed);
-            r.set_stream((1 << 62) | (job_no << 20) | u64::from(clone));
+            let r = streams.stream(StreamId::HostRate, (job_no << 20) | u64::from(clone));
             // A replayed log keeps its own pace.
             rate::RateState::new(spec, r).filter(|_| !replay)
         },
