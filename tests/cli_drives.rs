@@ -1,28 +1,8 @@
 //! The `ssdlab` binary end to end: `drives`, `drive show`, and how bad profiles are reported
 //! (exit code 2, one stderr line naming the file, the key, the value and the allowed range).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh directory for one test's files (no tempfile crate in the root dev-dependencies).
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod common;
+use common::{ssdlab, stderr, stdout, temp_dir};
 
 const ALL_DRIVES: [&str; 8] = [
     "generic-tlc",

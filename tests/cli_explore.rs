@@ -1,19 +1,8 @@
 //! `ssdlab explore` without a browser: recording never changes a run's results, the lesson list,
 //! bad input, and the page's size.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-cli-explore-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
 /// Fill tiny, then random writes with GC running, with a read mix so every path is used.
 const JOB: &str = "[global]\nioengine=io_uring\ndirect=1\n\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\n\

@@ -8,23 +8,9 @@ use calibration::predict::baseline::{self, Select, WorkloadRead};
 use calibration::predict::PredictReport;
 use calibration::validate::{plan_rows, profile_facts, validate_anchored};
 use host_bench::job::{parse_path, ParseOptions};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-predict-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
-}
+mod common;
+use common::{data, ssdlab, temp_dir};
 
 const FIO_JSON: &str = "fio-3-predict-baseline.json";
 

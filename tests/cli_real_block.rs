@@ -9,11 +9,10 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
+mod common;
+use common::ssdlab;
 
 fn sh(cmd: &str, args: &[&str]) -> String {
     let out = Command::new(cmd).args(args).output().unwrap_or_else(|e| panic!("{cmd}: {e}"));

@@ -5,13 +5,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_ssdlab")
-}
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().expect("run the ssdlab binary")
-}
+mod common;
+use common::{bin, ssdlab, stderr, temp_dir};
 
 /// `ssdlab ARGS` under an address-space limit of `kib` KiB.
 fn ssdlab_limited(kib: u64, args: &str) -> Output {
@@ -19,19 +14,7 @@ fn ssdlab_limited(kib: u64, args: &str) -> Output {
     Command::new("sh").arg("-c").arg(script).output().expect("run sh")
 }
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-rel-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-const HEAD: &str =
-    "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+const HEAD: &str = common::MEASURED_CSV_HEAD;
 
 #[test]
 fn a_drive_too_big_for_the_memory_limit_fails_up_front_naming_the_flag() {

@@ -9,18 +9,15 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::temp_dir;
+
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+    Command::new(common::bin())
 }
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("host-bench/tests/data/traces").join(name)
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-cli-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
 }
 
 fn ok(out: Output) -> Output {
@@ -41,11 +38,11 @@ fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
 }
 
 /// Convert a fio iolog with `trace convert`, replay it closed loop, and compare what was issued.
-fn convert_and_replay(fio_log: &Path, tag: &str) {
-    let conv = tmp(&format!("{tag}.converted.iolog"));
+fn convert_and_replay(tdir: &Path, fio_log: &Path, tag: &str) {
+    let conv = tdir.join(format!("{tag}.converted.iolog"));
     ok(bin().args(["trace", "convert", "--format", "fio-iolog", "--output"]).arg(&conv).arg(fio_log).output().unwrap());
-    let issued = tmp(&format!("{tag}.issued.iolog"));
-    let json = tmp(&format!("{tag}.json"));
+    let issued = tdir.join(format!("{tag}.issued.iolog"));
+    let json = tdir.join(format!("{tag}.json"));
     ok(bin()
         .arg("replay")
         .arg(&conv)
@@ -69,22 +66,19 @@ fn convert_and_replay(fio_log: &Path, tag: &str) {
 
 #[test]
 fn fio_iolog_fixture_replays_as_fio_issued_it() {
+    let tdir = temp_dir("replay-fio-iolog-fixture-replays-as-f");
     // Written by fio 3.33 from host-bench/tests/data/traces/fio-3.33-randrw.fio.
-    convert_and_replay(&data("fio-3.33-randrw.iolog"), "fixture");
+    convert_and_replay(&tdir, &data("fio-3.33-randrw.iolog"), "fixture");
 }
 
 #[test]
 fn live_fio_run_replays_as_fio_issued_it() {
-    if Command::new("fio").arg("--version").output().map_or(true, |o| !o.status.success()) {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var("SSDLAB_SKIP_FIO").is_ok_and(|v| v == "1") {
-            eprintln!("SKIPPED: fio is not installed (SSDLAB_SKIP_FIO=1)");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    let tdir = temp_dir("replay-live-fio-run-replays-as-fio-is");
+    if !common::fio_or_skip() {
+        return;
     }
-    let file = tmp("fio-data.bin");
-    let log = tmp("fio-live.iolog");
+    let file = tdir.join("fio-data.bin");
+    let log = tdir.join("fio-live.iolog");
     ok(Command::new("fio")
         .args(["--name=live", "--size=4m", "--rw=randrw", "--bsrange=4k-32k", "--ioengine=psync", "--number_ios=64"])
         .arg(format!("--filename={}", file.display()))
@@ -92,12 +86,12 @@ fn live_fio_run_replays_as_fio_issued_it() {
         .arg("--output=/dev/null")
         .output()
         .unwrap());
-    convert_and_replay(&log, "live");
+    convert_and_replay(&tdir, &log, "live");
 }
 
 /// A synthetic Alibaba trace: `n` 4 KiB writes `gap_us` apart.
-fn alibaba_trace(name: &str, n: u64, gap_us: u64, stride: u64) -> PathBuf {
-    let p = tmp(name);
+fn alibaba_trace(tdir: &Path, name: &str, n: u64, gap_us: u64, stride: u64) -> PathBuf {
+    let p = tdir.join(name);
     let text: String = (0..n).map(|i| format!("1,W,{},4096,{}\n", i * stride, 1_000_000 + i * gap_us)).collect();
     std::fs::write(&p, text).unwrap();
     p
@@ -116,14 +110,15 @@ fn replay_json(trace: &Path, format: &str, extra: &[&str]) -> Value {
 
 #[test]
 fn timed_mode_counts_a_drive_falling_behind() {
+    let tdir = temp_dir("replay-timed-mode-counts-a-drive-fall");
     // 1 us apart at QD1: a 4 KiB write takes longer, so nearly every record is late.
-    let fast = alibaba_trace("fast.csv", 200, 1, 4096);
+    let fast = alibaba_trace(&tdir, "fast.csv", 200, 1, 4096);
     let v = replay_json(&fast, "alibaba", &["--mode", "timed", "--qd", "1"]);
     let st = &v["ssdlab"]["replay"]["stats"];
     assert!(st["late"].as_u64().unwrap() >= 150, "{st}");
     assert!(st["late_max_us"].as_f64().unwrap() > 10.0, "{st}");
     // 10 ms apart: every record on time, and the run spans the trace (199 gaps).
-    let slow = alibaba_trace("slow.csv", 200, 10_000, 4096);
+    let slow = alibaba_trace(&tdir, "slow.csv", 200, 10_000, 4096);
     let v = replay_json(&slow, "alibaba", &["--mode", "timed", "--qd", "1"]);
     assert_eq!(v["ssdlab"]["replay"]["stats"]["late"].as_u64(), Some(0));
     let runtime_ms = v["jobs"][0]["write"]["runtime"].as_u64().unwrap();
@@ -136,8 +131,9 @@ fn timed_mode_counts_a_drive_falling_behind() {
 
 #[test]
 fn lba_map_wrap_scale_and_error() {
+    let tdir = temp_dir("replay-lba-map-wrap-scale-and-error");
     // tiny has ~84 MB: offsets up to 1 GiB.
-    let t = alibaba_trace("wide.csv", 64, 10, 16 << 20);
+    let t = alibaba_trace(&tdir, "wide.csv", 64, 10, 16 << 20);
     let err = bin()
         .arg("replay")
         .arg(&t)
@@ -148,7 +144,7 @@ fn lba_map_wrap_scale_and_error() {
     let msg = String::from_utf8_lossy(&err.stderr);
     assert!(msg.contains("wide.csv:") && msg.contains("--lba-map"), "{msg}");
     for map in ["wrap", "scale"] {
-        let log = tmp(&format!("wide.{map}.iolog"));
+        let log = tdir.join(format!("wide.{map}.iolog"));
         let v = replay_json(&t, "alibaba", &["--lba-map", map, "--write-iolog", log.to_str().unwrap()]);
         let cap = v["ssdlab"]["scale"]["user_capacity_bytes_simulated"].as_u64().unwrap();
         let ios = iolog_ios(&log);
@@ -190,12 +186,13 @@ fn bad_lines_are_reported_and_strict_is_fatal() {
 
 #[test]
 fn trace_stats_reports_mix_footprint_and_rewrites() {
+    let tdir = temp_dir("replay-trace-stats-reports-mix-footpr");
     // 100 writes over 10 distinct 4 KiB units in turn: each rewrite comes 10 units later.
-    let p = tmp("rewrites.csv");
+    let p = tdir.join("rewrites.csv");
     let text: String = (0..100u64).map(|i| format!("1,W,{},4096,{}\n", (i % 10) * 4096, i * 1000)).collect();
     std::fs::write(&p, text).unwrap();
-    let json = tmp("rewrites.stats.json");
-    let svg = tmp("rewrites.svg");
+    let json = tdir.join("rewrites.stats.json");
+    let svg = tdir.join("rewrites.svg");
     let out = ok(bin()
         .args(["trace", "stats", "--format", "alibaba", "--interval", "0.01", "--json"])
         .arg(&json)
@@ -217,8 +214,9 @@ fn trace_stats_reports_mix_footprint_and_rewrites() {
 
 #[test]
 fn replays_on_a_real_file_target() {
-    let target = tmp("target.img");
-    let issued = tmp("target.issued.iolog");
+    let tdir = temp_dir("replay-replays-on-a-real-file-target");
+    let target = tdir.join("target.img");
+    let issued = tdir.join("target.issued.iolog");
     let fixture = data("fio-3.33-randrw.iolog");
     let out = ok(bin()
         .arg("replay")
@@ -240,8 +238,9 @@ fn replays_on_a_real_file_target() {
 
 #[test]
 fn precondition_makes_reads_find_data() {
+    let tdir = temp_dir("replay-precondition-makes-reads-find-");
     // Reads only: on a fresh drive they hit unmapped blocks (no NAND access).
-    let p = tmp("reads.csv");
+    let p = tdir.join("reads.csv");
     let text: String = (0..200u64).map(|i| format!("1,R,{},4096,{}\n", i * 65536, i * 100)).collect();
     std::fs::write(&p, text).unwrap();
     let mean = |v: &Value| v["jobs"][0]["read"]["clat_ns"]["mean"].as_f64().unwrap();

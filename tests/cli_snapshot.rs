@@ -3,18 +3,8 @@
 //! configuration is refused with exit 2 naming the flag, and a preconditioned drive records the
 //! SNIA steady-state check.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-cli-snapshot-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
 const GLOBAL: &str = "[global]\nbs=4k\niodepth=16\n";
 const PRE: &str = "[fill]\nrw=write\nbs=128k\nsize=100%\n[pre]\nstonewall\nrw=randwrite\nnumjobs=2\nsize=60%\n";
@@ -27,7 +17,7 @@ fn jobs(path: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn run_continued_from_a_saved_drive_prints_the_uninterrupted_jobs() {
-    let d = dir();
+    let d = temp_dir("snapshot-continued");
     let p = |n: &str| d.join(n).display().to_string();
     std::fs::write(d.join("a.fio"), format!("{GLOBAL}{PRE}")).unwrap();
     std::fs::write(d.join("b.fio"), format!("{GLOBAL}{POST}")).unwrap();
@@ -54,7 +44,7 @@ fn run_continued_from_a_saved_drive_prints_the_uninterrupted_jobs() {
 
 #[test]
 fn drive_precondition_records_the_steady_state_check() {
-    let d = dir();
+    let d = temp_dir("snapshot-drive");
     let snap = d.join("pre.snap").display().to_string();
     let o = ssdlab(&["drive", "precondition", "--drive", "tiny", "--workload", "randwrite-4k", "--out", &snap]);
     let out = String::from_utf8_lossy(&o.stdout);

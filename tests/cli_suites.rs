@@ -1,17 +1,7 @@
 //! Suites through the `ssdlab` binary: exit codes and the files they write.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-cli-suites-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
 #[test]
 fn act_passes_at_low_load_and_exits_1_at_absurd_load() {

@@ -1,19 +1,10 @@
 //! `ssdlab sweep` and the power flags end to end: a power state out of range is bad input (exit
 //! code 2, one stderr line), a small sweep writes its table and plots, and shards merge.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-sweep-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
 const JOB: &str = "[global]\ngroup_reporting\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\
 [rr]\nstonewall\nrw=randread\nbs=4k\niodepth=8\ntime_based\nruntime=1\n";
@@ -115,4 +106,40 @@ fn slurm_script_run_by_hand_equals_local_sweep() {
         assert_eq!(o.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&o.stderr).contains(flag));
     }
+}
+
+/// `--op` and `--gc-policy` hold for every point of the grid, as for `ssdlab run`; `--op`
+/// cannot be given with the `--user-capacity` axis.
+#[test]
+fn sweep_takes_op_and_gc_policy() {
+    let dir = temp_dir("op");
+    let j = job(&dir);
+    let out = dir.join("o").display().to_string();
+    let o = ssdlab(&[
+        "sweep",
+        j.as_str(),
+        "--drive",
+        "tiny",
+        "--op",
+        "30%",
+        "--gc-policy",
+        "cost-benefit",
+        "--power-state",
+        "0,2",
+        "--out",
+        out.as_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(dir.join("o/sweep.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    for r in rows {
+        let op_pct: f64 = r.split(',').nth(3).unwrap().parse().unwrap();
+        assert!((op_pct - 30.0).abs() < 0.1, "{r}");
+    }
+    let spec = std::fs::read_to_string(dir.join("o/sweep.json")).unwrap();
+    assert!(spec.contains("\"gc_policy\": \"cost-benefit\""), "{spec}");
+    let bad =
+        ssdlab(&["sweep", j.as_str(), "--drive", "tiny", "--op", "30%", "--user-capacity", "70MiB", "--out", &out]);
+    assert_eq!(bad.status.code(), Some(2));
 }

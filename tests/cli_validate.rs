@@ -4,21 +4,11 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run the ssdlab binary")
-}
+mod common;
+use common::{ssdlab, temp_dir};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ssdlab-cli-validate-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-const HEAD: &str =
-    "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
+const HEAD: &str = common::MEASURED_CSV_HEAD;
 
 fn small_csv(dir: &std::path::Path) -> PathBuf {
     let p = dir.join("m.csv");

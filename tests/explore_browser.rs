@@ -19,12 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-explore-browser-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::temp_dir;
 
 fn chromium() -> Option<PathBuf> {
     for c in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] {

@@ -9,8 +9,11 @@
 
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+mod common;
+use common::{disk_temp_dir, fio_or_skip};
 
 const FILE_BYTES: u64 = 16 << 20;
 
@@ -28,10 +31,6 @@ fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
             }
         })
         .collect()
-}
-
-fn fio_available() -> bool {
-    Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 struct Case {
@@ -145,25 +144,13 @@ fn job_json(out: &std::process::Output, who: &str) -> Value {
     v["jobs"][0].clone()
 }
 
-fn work_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fio-vs-ssdlab-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn fio_and_ssdlab_issue_the_same_ios() {
-    if !fio_available() {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    if !fio_or_skip() {
+        return;
     }
     // Its own subdirectory: it removes it at the end while the other tests still use theirs.
-    let dir = work_dir().join("cases");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = disk_temp_dir("fio-vs-cases");
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     for case in CASES {
@@ -258,7 +245,6 @@ fn fio_and_ssdlab_issue_the_same_ios() {
             assert_eq!(actions.len(), 1, "{name}: one direction in both logs: {actions:?}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn sum_bytes(j: &Value) -> u64 {
@@ -275,16 +261,10 @@ fn dir_totals(j: &Value) -> Vec<(u64, u64)> {
 
 #[test]
 fn replaying_fios_iolog_v3_issues_its_entries() {
-    if !fio_available() {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    if !fio_or_skip() {
+        return;
     }
-    let dir = work_dir().join("replay");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = disk_temp_dir("fio-vs-replay");
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     // fio writes a v3 log of a mixed job with several sizes, then a sequential phase (trims
@@ -355,7 +335,6 @@ fn replaying_fios_iolog_v3_issues_its_entries() {
         ssd_keys.remove("ssdlab");
         assert_eq!(keys(&f), ssd_keys, "{who}: job keys");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Log files in `dir` ending in `.log`, by name: their lines split at ", ".
@@ -375,15 +354,10 @@ fn perf_logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<Vec<String>>>
 
 #[test]
 fn bw_iops_and_lat_logs_in_fios_format() {
-    if !fio_available() {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    if !fio_or_skip() {
+        return;
     }
-    let dir = work_dir().join("perflogs");
+    let dir = disk_temp_dir("fio-vs-perflogs");
     let (fio_dir, ssd_dir) = (dir.join("fio"), dir.join("ssdlab"));
     std::fs::create_dir_all(&fio_dir).unwrap();
     std::fs::create_dir_all(&ssd_dir).unwrap();
@@ -429,21 +403,14 @@ fn bw_iops_and_lat_logs_in_fios_format() {
             assert!(sl.iter().all(|l| l[1].parse::<u64>().unwrap() > 0), "{name}: positive values");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn rate_limits_each_direction_as_fio() {
-    if !fio_available() {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    if !fio_or_skip() {
+        return;
     }
-    let dir = work_dir().join("rate");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = disk_temp_dir("fio-vs-rate");
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     // fio 3.33: one rate_iops value limits each direction; rwmixread does not change that.
@@ -475,7 +442,6 @@ fn rate_limits_each_direction_as_fio() {
         assert!((fi / want - 1.0).abs() < 0.05, "fio {d}: {fi}");
         assert!((si / fi - 1.0).abs() < 0.05, "{d}: ssdlab {si} vs fio {fi}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

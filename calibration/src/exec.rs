@@ -9,11 +9,12 @@
 //! quarter of a drive write (at least 200k I/Os) per random-write measurement.
 
 use crate::plan::{BlockSize, Metric, Phase, Plan};
+use host_bench::drive_stats::DriveStats;
 use host_bench::job::{self, ParseOptions};
 use host_bench::limits::LimitShares;
+use host_bench::report::{job_figures, DirFigures, FioJobJson, JobFigures};
 use host_bench::simrun::{SimConfig, SimSession};
 use rayon::prelude::*;
-use serde_json::Value;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -176,9 +177,10 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
         // ends; a 20 s stability window then reports that transient as CoV (22% instead of
         // 0.3% on the 7a40).
         session.cfg.seed = s.seed.wrapping_add(1 + out.len() as u64);
-        let r = run_result(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|(v, limits)| {
-            let job = v["jobs"].as_array().and_then(|a| a.last()).ok_or("no job in the result")?;
-            let value = fio_metric(job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
+        let r = run_result(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|(fig, stats, limits)| {
+            let job =
+                MetricSource { figures: fig, iops_cov_pct: stats.iops_cov_pct, avg_power_w: Some(stats.avg_power_w) };
+            let value = fio_metric(&job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
             Ok(Prediction { value, wa: limits.write_amplification, scale_divisor: session.scale_divisor, limits })
         });
         out.push((i, r));
@@ -187,12 +189,16 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
 }
 
 /// Runs one job; a run the stop token cut short (or that would start after it) is no result.
-fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<Value, String> {
-    run_result(session, text, s).map(|(v, _)| v)
+fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<(), String> {
+    run_result(session, text, s).map(|_| ())
 }
 
-/// The fio JSON of a run and the limit shares of its last job.
-fn run_result(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<(Value, LimitShares), String> {
+/// The figures, drive statistics and limit shares of the run's last job.
+fn run_result(
+    session: &mut SimSession,
+    text: &str,
+    s: &RunSettings,
+) -> Result<(JobFigures, DriveStats, LimitShares), String> {
     if s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
@@ -201,8 +207,8 @@ fn run_result(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<(
     if r.interrupted || s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
-    let limits = r.jobs.last().map(|j| session.limits(j)).unwrap_or_default();
-    Ok((session.json(&r, false), limits))
+    let last = r.jobs.last().ok_or("no job in the result")?;
+    Ok((job_figures(last, &r), session.job_stats(last), session.limits(last)))
 }
 
 /// One sequential pass at 128k QD64 (ezFIO's fill; PTS-E's is the same transfer twice).
@@ -264,32 +270,49 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
     t
 }
 
-/// Reads one metric from a fio JSON job (ssdlab's, or a real fio run's for the fio-native
-/// metrics).
-pub fn fio_metric(job: &Value, metric: Metric) -> Option<f64> {
-    let dirs = [&job["read"], &job["write"]];
-    let ios = |d: &Value| d["total_ios"].as_f64().or_else(|| d["io_bytes"].as_f64().map(|_| 0.0)).unwrap_or(0.0);
+/// What a metric is read from: a job's fio figures and, for a simulated job, two of its drive
+/// statistics (`None` for a real fio run).
+#[derive(Clone, Debug, Default)]
+pub struct MetricSource {
+    pub figures: JobFigures,
+    pub iops_cov_pct: Option<f64>,
+    pub avg_power_w: Option<f64>,
+}
+
+impl From<&FioJobJson> for MetricSource {
+    fn from(j: &FioJobJson) -> Self {
+        let x = j.ssdlab.clone().unwrap_or_default();
+        MetricSource { figures: JobFigures::from(j), iops_cov_pct: x.iops_cov_pct, avg_power_w: x.avg_power_w }
+    }
+}
+
+/// Reads one metric from a job (ssdlab's, or a real fio run's for the fio-native metrics).
+/// Numbers the JSON report cannot hold (non-finite; it writes `null`) count as missing, so a
+/// job read in memory gives what its report read back would.
+pub fn fio_metric(job: &MetricSource, metric: Metric) -> Option<f64> {
+    let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+    let or0 = |x: f64| finite(x).unwrap_or(0.0);
+    let dirs = [job.figures.read.as_ref(), job.figures.write.as_ref()];
+    let ios = |d: Option<&DirFigures>| d.map_or(0.0, |d| or0(d.total_ios));
+    let busier = || if ios(dirs[0]) >= ios(dirs[1]) { dirs[0] } else { dirs[1] };
     match metric {
         // A relative figure is the ratio of two IOPS runs (`run_plans`); each reads IOPS.
-        Metric::Iops | Metric::RelativeIops => Some(dirs.iter().map(|d| d["iops"].as_f64().unwrap_or(0.0)).sum()),
-        Metric::Bandwidth => Some(dirs.iter().map(|d| d["bw_bytes"].as_f64().unwrap_or(0.0)).sum::<f64>() / 1e6),
+        Metric::Iops | Metric::RelativeIops => Some(dirs.iter().map(|d| d.map_or(0.0, |d| or0(d.iops))).sum()),
+        Metric::Bandwidth => Some(dirs.iter().map(|d| d.map_or(0.0, |d| or0(d.bw_bytes))).sum::<f64>() / 1e6),
         Metric::MeanLatency => {
-            let n: f64 = dirs.iter().map(|d| ios(d)).sum();
+            let n: f64 = dirs.iter().map(|&d| ios(d)).sum();
             if n <= 0.0 {
                 return None;
             }
-            let sum: f64 = dirs.iter().map(|d| ios(d) * d["clat_ns"]["mean"].as_f64().unwrap_or(0.0)).sum();
+            let sum: f64 = dirs.iter().map(|&d| ios(d) * d.map_or(0.0, |d| or0(d.clat_mean_ns))).sum();
             Some(sum / n / 1e3)
         }
-        Metric::Percentile(q) => {
-            let d = if ios(dirs[0]) >= ios(dirs[1]) { dirs[0] } else { dirs[1] };
-            d["clat_ns"]["percentile"][format!("{q:.6}")].as_f64().map(|ns| ns / 1e3)
-        }
-        Metric::Cov => job["ssdlab"]["iops_cov_pct"].as_f64().or_else(|| {
-            let d = if ios(dirs[0]) >= ios(dirs[1]) { dirs[0] } else { dirs[1] };
-            let (m, sd) = (d["iops_mean"].as_f64()?, d["iops_stddev"].as_f64()?);
+        Metric::Percentile(q) => busier()?.percentile_ns(q).map(|ns| ns / 1e3),
+        Metric::Cov => job.iops_cov_pct.and_then(finite).or_else(|| {
+            let d = busier()?;
+            let (m, sd) = (finite(d.iops_mean)?, finite(d.iops_stddev)?);
             (m > 0.0).then(|| sd / m * 100.0)
         }),
-        Metric::Power => job["ssdlab"]["avg_power_w"].as_f64(),
+        Metric::Power => job.avg_power_w.and_then(finite),
     }
 }

@@ -4,10 +4,10 @@
 //! options come from the JSON itself (`global options` + `job options`, as fio writes them);
 //! the run is taken as steady state (the caller preconditioned the drive).
 
-use crate::exec::fio_metric;
+use crate::exec::{fio_metric, MetricSource};
 use crate::measured::{self, MeasuredError, MeasuredRow};
 use crate::plan::Metric;
-use serde_json::Value;
+use host_bench::report::FioReportJson;
 use std::path::Path;
 
 /// Reads any supported input for drive `drive`.
@@ -18,7 +18,7 @@ pub fn read_input(path: &Path, drive: &str) -> Result<Vec<MeasuredRow>, Measured
     if !text.trim_start().starts_with('{') {
         return measured::parse(&text, &file);
     }
-    let v: Value = serde_json::from_str(&text).map_err(|e| MeasuredError::Syntax {
+    let v: FioReportJson = serde_json::from_str(&text).map_err(|e| MeasuredError::Syntax {
         file: file.clone(),
         line: e.line(),
         message: format!("not valid JSON: {e}"),
@@ -27,22 +27,22 @@ pub fn read_input(path: &Path, drive: &str) -> Result<Vec<MeasuredRow>, Measured
 }
 
 /// Rows of a fio (or ssdlab) JSON result.
-pub fn json_rows(v: &Value, file: &str, drive: &str) -> Result<Vec<MeasuredRow>, MeasuredError> {
-    let Some(jobs) = v["jobs"].as_array() else {
+pub fn json_rows(v: &FioReportJson, file: &str, drive: &str) -> Result<Vec<MeasuredRow>, MeasuredError> {
+    let Some(jobs) = &v.jobs else {
         return Err(MeasuredError::Syntax {
             file: file.into(),
             line: 1,
             message: "no `jobs` array: not fio JSON".into(),
         });
     };
-    let global = &v["global options"];
+    let global = &v.global_options;
     // ssdlab results record the user capacity the drive was simulated at.
-    let cap_tb = v["ssdlab"]["user_capacity_bytes"].as_f64().map(|b| b / 1e12);
+    let cap_tb = v.ssdlab.as_ref().and_then(|x| x.user_capacity_bytes).map(|b| b / 1e12);
     let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("input");
     let mut rows = Vec::new();
     for (k, job) in jobs.iter().enumerate() {
         let opt = |key: &str| -> Option<String> {
-            job["job options"][key].as_str().or_else(|| global[key].as_str()).map(str::to_string)
+            job.job_options.as_ref().and_then(|o| o.get(key)).or_else(|| global.get(key)).cloned()
         };
         let rw = opt("rw").or_else(|| opt("readwrite")).unwrap_or_else(|| "read".into());
         let (random, read_pct) = match rw.as_str() {
@@ -59,13 +59,14 @@ pub fn json_rows(v: &Value, file: &str, drive: &str) -> Result<Vec<MeasuredRow>,
         let bs = opt("bs").or_else(|| opt("blocksize")).unwrap_or_else(|| "4k".into()).to_ascii_lowercase();
         let num = |key: &str| opt(key).and_then(|s| s.parse::<u32>().ok()).unwrap_or(1);
         let (qd, jobs_n) = (num("iodepth"), num("numjobs"));
-        let name = job["jobname"].as_str().unwrap_or("job");
+        let name = job.jobname.as_deref().unwrap_or("job");
+        let source = MetricSource::from(job);
         let mut metrics = vec![if random { Metric::Iops } else { Metric::Bandwidth }];
         if qd * jobs_n == 1 {
             metrics.push(Metric::MeanLatency);
         }
         for m in metrics {
-            let Some(value) = fio_metric(job, m).filter(|x| *x > 0.0) else {
+            let Some(value) = fio_metric(&source, m).filter(|x| *x > 0.0) else {
                 continue;
             };
             let unit = match m {

@@ -3,7 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 /// Keeps QD commands in flight until `n` more have completed.
@@ -27,7 +28,7 @@ fn bench(c: &mut Criterion) {
     let p = ftl::profile::load("generic-tlc").unwrap();
     let mut d = SimSsd::new(&p, &DeviceOptions { scale_divisor: 2048, ..Default::default() }).unwrap();
     let units = d.capacity().user_bytes_sim / 4096;
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     let mut tag = 0;
     // Fill and warm up to steady state (random writes over ~2 drive-writes).
     for lpn in (0..units).step_by(32) {

@@ -2,7 +2,8 @@
 //! `cargo run --release -p ftl --example randwrite -- PROFILE SCALE QD DRIVE_WRITES [BS]`
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -34,7 +35,7 @@ fn main() {
     }
     let fill_t = d.now();
     eprintln!("fill: {:.2} s simulated, WA {:.3}, wall {:?}", fill_t as f64 / 1e9, d.counters().wa(), wall.elapsed());
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     let total = (blocks as f64 * drive_writes) as u64;
     let wall = std::time::Instant::now();
     for _ in 0..qd {

@@ -9,9 +9,9 @@ use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::{wa_fifo_classes, wa_greedy_uniform};
 use ftl::GcPolicy;
+use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 
 struct Run {
     dies: u32,
@@ -59,7 +59,7 @@ fn main() {
     let mode = a.get(1).map(String::as_str).unwrap_or("uniform");
     let num = |i: usize, d: u32| a.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let run = Run { dies: num(2, 16), blocks_per_plane: num(3, 256), word_lines: num(4, 64) };
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     let wall = std::time::Instant::now();
     match mode {
         "uniform" => {

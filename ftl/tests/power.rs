@@ -3,7 +3,8 @@
 //! every command, and caps at or below the baseline are refused.
 
 use ftl::device::{DeviceError, DeviceOptions, HostCompletion, HostOp, SimSsd};
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 
 /// Closed-loop 70/30 random 4 KiB mix at `qd` after a sequential fill; returns the completions.
 fn run(opts: &DeviceOptions, qd: usize, ios: u64) -> (Vec<HostCompletion>, SimSsd) {
@@ -11,7 +12,7 @@ fn run(opts: &DeviceOptions, qd: usize, ios: u64) -> (Vec<HostCompletion>, SimSs
     let mut d = SimSsd::new(&p, opts).unwrap();
     let bs = 4096u32;
     let blocks = d.capacity().user_bytes_sim / bs as u64;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut rng = RngStreams::new(5).stream(StreamId::Host, 0);
     let mut out = Vec::new();
     let mut tag = 0u64;
     let next = |rng: &mut rand_chacha::ChaCha8Rng, tag: u64, d: &mut SimSsd| {

@@ -9,7 +9,8 @@
 use ftl::blocks::BlockState;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::layout::NONE;
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 
@@ -37,7 +38,7 @@ impl Workload {
         let opts = DeviceOptions { plp: Some(plp), track_sequence: true, ..Default::default() };
         let d = SimSsd::new(&p, &opts).unwrap();
         let user_mus = d.core.user_mus();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = RngStreams::new(seed).stream(StreamId::Host, 0);
         let qd = rng.gen_range(1..=32);
         Workload {
             d,

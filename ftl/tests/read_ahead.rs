@@ -3,7 +3,8 @@
 //! writes into the prefetched window, trims and power loss leave the device consistent.
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 
 fn tiny(read_ahead_kib: u32) -> ftl::profile::ValidatedProfile {
     let text = ftl::profile::EMBEDDED.iter().find(|(n, _)| *n == "tiny").map(|e| e.1).unwrap();
@@ -65,7 +66,7 @@ fn random_reads_do_not_trigger_it() {
         let mut d = SimSsd::new(&tiny(kib), &DeviceOptions::default()).unwrap();
         fill(&mut d);
         let units = d.capacity().user_bytes_sim / 4096;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut rng = RngStreams::new(3).stream(StreamId::Host, 0);
         let (_, l) = qd1_reads(&mut d, 2000, 4096, |_| rng.gen_range(0..units) * 4096);
         lat.push(l);
     }
@@ -77,7 +78,7 @@ fn writes_trims_and_power_loss_inside_the_window_stay_consistent() {
     let opts = DeviceOptions { track_sequence: true, ..Default::default() };
     let mut d = SimSsd::new(&tiny(1024), &opts).unwrap();
     fill(&mut d);
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let mut rng = RngStreams::new(11).stream(StreamId::Host, 0);
     let units = d.capacity().user_bytes_sim / 4096;
     let mut tag = 0u64;
     for round in 0..200u64 {

@@ -12,8 +12,9 @@
 
 use ftl::device::{Counters, DeviceOptions, HostOp, SimSsd};
 use ftl::profile::{self, ValidatedProfile};
+use nand_model::rng::{RngStreams, StreamId};
 use nand_model::SimTime;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 const MU: u64 = 4096;
@@ -68,7 +69,7 @@ fn sub_unit_writes_program_whole_units() {
     let p = profile::load("tiny").unwrap();
     let mut d = device(&p, 1);
     let units = fill(&mut d);
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut rng = RngStreams::new(3).stream(StreamId::Host, 0);
     let r4k = |rng: &mut ChaCha8Rng| rng.gen_range(0..units) * MU;
     closed_loop(&mut d, 32, 3 * units, 4096, || r4k(&mut rng));
     let (c4, _) = closed_loop(&mut d, 32, 2 * units, 4096, || r4k(&mut rng));
@@ -173,7 +174,7 @@ fn sub_unit_random_writes_are_not_faster_than_4k_on_every_profile() {
         let scale = cheap_scale(&p);
         let mut d = device(&p, scale);
         let units = fill(&mut d);
-        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut rng = RngStreams::new(11).stream(StreamId::Host, 0);
         let qd = 128; // PTS-E IOPS: 4 threads x QD 32
         closed_loop(&mut d, qd, 2 * units, 4096, || rng.gen_range(0..units) * MU);
         let (_, iops4) = closed_loop(&mut d, qd, units / 2, 4096, || rng.gen_range(0..units) * MU);

@@ -14,8 +14,8 @@
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::profile;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 
 /// Closed-loop 4 KiB writes from `next`; returns (WA, IOPS) over the last `measure` writes.
 fn run(d: &mut SimSsd, qd: u64, total: u64, measure: u64, mut next: impl FnMut() -> u64) -> (f64, f64) {
@@ -51,7 +51,7 @@ fn steady(drive: &profile::ValidatedProfile, scale: u32, drive_writes: f64) -> (
         k += 1;
         (k - 1) * 4096
     });
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut rng = RngStreams::new(7).stream(StreamId::Host, 0);
     let total = (units as f64 * drive_writes) as u64;
     let r = run(&mut d, 64, total, total / 4, || rng.gen_range(0..units) * 4096);
     d.check_invariants().unwrap();

@@ -6,8 +6,9 @@ use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::wa_greedy_uniform;
 use ftl::GcPolicy;
+use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 
 /// Measures steady-state WA at `op` (effective: physical MUs outside the GC free-block reserve
 /// over user MUs).
@@ -26,7 +27,7 @@ pub fn measure_wa(op: f64, blocks_per_plane: u32, seed: u64) -> f64 {
     .unwrap();
     let layout = Layout::new(geo, 4096).unwrap();
     let (mut f, user) = InstantFtl::filled_at_op(layout, op, GcPolicy::Greedy, false, 8).unwrap();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = RngStreams::new(seed).stream(StreamId::Host, 0);
     // Warm up to steady state, then measure over 4 more drive writes.
     let warm = (user as f64 * (3.0 + 2.0 * wa_greedy_uniform(op))) as u64;
     for _ in 0..warm {

@@ -11,9 +11,9 @@ use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::wa_fifo_classes;
 use ftl::GcPolicy;
+use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 
 /// Closed loop of `n` writes of `len` bytes at offsets from `next`; returns (WA, IOPS) of the run.
 fn closed_loop(d: &mut SimSsd, qd: usize, n: u64, len: u32, mut next: impl FnMut() -> u64) -> (f64, f64) {
@@ -71,7 +71,7 @@ fn skew_wa(op: f64, policy: GcPolicy, sep: bool, seed: u64) -> f64 {
     .unwrap();
     let layout = Layout::new(geo, 4096).unwrap();
     let (mut f, user) = InstantFtl::filled_at_op(layout, op, policy, sep, 8).unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = RngStreams::new(seed).stream(StreamId::Host, 0);
     let hot = user / 5;
     let mut pick = move || if rng.gen_bool(0.8) { rng.gen_range(0..hot) } else { rng.gen_range(hot..user) };
     for _ in 0..8 * user as u64 {

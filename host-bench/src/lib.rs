@@ -3,6 +3,7 @@
 //! SNIA PTS-E / ezFIO / VDBench / ACT suites and plots.
 
 pub mod device;
+pub mod drive_stats;
 pub mod explore;
 pub mod job;
 pub mod limits;

@@ -35,9 +35,6 @@ use setup::{new_instance, new_slot, RampStats};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::job::pattern::{IoPattern, NextIo, PatternError};
 use crate::job::{JobFile, JobSpec, RwMode, SteadyState, UnifiedRw};

@@ -3,6 +3,7 @@
 //! and write results with the drive's own counters beside fio's: the `"ssdlab"` objects of the
 //! JSON and the extra columns of the time-series CSV.
 
+use crate::drive_stats::{DriveStats, EraseCount, RunStats, ScaleStats, SteadyStateStats, SCALE_NOTE};
 use crate::explore::{Observed, Recorder};
 use crate::job::JobFile;
 use crate::limits::LimitShares;
@@ -17,7 +18,7 @@ use ftl::profile::{self, ProfileError, ValidatedProfile};
 use ftl::GcPolicy;
 use nand_model::governor::PowerInterval;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::atomic::AtomicBool;
 
 /// Largest simulated drive chosen automatically: 2^24 mapping units (64 GiB of NAND at 4 KiB),
@@ -269,49 +270,57 @@ impl SimSession {
         (self.target.sample_at(from_ns), self.target.sample_at(to_ns))
     }
 
-    /// fio JSON of `result` with the `"ssdlab"` objects added.
+    /// fio JSON of `result` with the `"ssdlab"` objects added ([`Self::job_stats`] per job,
+    /// [`Self::run_stats`] at the top).
     pub fn json(&self, result: &RunResult, plus: bool) -> Value {
+        self.json_with(result, plus, &self.run_stats(result))
+    }
+
+    /// [`Self::json`] with the top-level object given (a replay amends it first).
+    pub fn json_with(&self, result: &RunResult, plus: bool, top: &RunStats) -> Value {
         let mut v = fio_json(result, &JsonOptions { plus, timestamp_s: 0, ..Default::default() });
         if let Some(jobs) = v.get_mut("jobs").and_then(Value::as_array_mut) {
             for (jv, jr) in jobs.iter_mut().zip(&result.jobs) {
-                let (a, b) = self.span(jr.start_ns, jr.end_ns);
                 if let Some(obj) = jv.as_object_mut() {
-                    obj.insert("ssdlab".into(), self.counters_json(&a, &b, Some(jr)));
+                    obj.insert("ssdlab".into(), to_json(&self.job_stats(jr)));
                 }
             }
         }
-        let last = result.jobs.last();
-        let (a, b) = self.span(result.start_ns, result.end_ns);
-        let mut top = self.counters_json(&a, &b, last);
-        if let Some(o) = top.as_object_mut() {
-            o.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-            o.insert("drive".into(), json!(self.profile.profile.name));
-            o.insert("profile_source".into(), json!(self.profile.source));
-            o.insert("seed".into(), json!(self.cfg.seed));
-            o.insert("config".into(), json!(self.cfg));
-            o.insert("profile".into(), json!(self.profile.profile));
-            o.insert("scale".into(), self.scale_json());
-            o.insert("time_scale".into(), json!(1.0 / self.scale_factor()));
-            o.insert("interrupted".into(), json!(result.interrupted));
-            o.insert("job_file".into(), json!(result.file));
-        }
         if let Some(o) = v.as_object_mut() {
-            o.insert("ssdlab".into(), top);
+            o.insert("ssdlab".into(), to_json(top));
         }
         v
     }
 
-    fn scale_json(&self) -> Value {
+    /// The drive's counters over one job of a result: that job's `"ssdlab"` object.
+    pub fn job_stats(&self, job: &JobResult) -> DriveStats {
+        let (a, b) = self.span(job.start_ns, job.end_ns);
+        self.drive_stats(&a, &b, Some(job))
+    }
+
+    /// The run's top-level `"ssdlab"` object: counters over the whole run, seed, configuration.
+    pub fn run_stats(&self, result: &RunResult) -> RunStats {
+        let (a, b) = self.span(result.start_ns, result.end_ns);
         let c = self.target.ssd.capacity();
-        json!({
-            "divisor": self.scale_divisor,
-            "factor": c.scale_factor,
-            "raw_capacity_bytes_simulated": c.raw_bytes_sim,
-            "user_capacity_bytes_simulated": c.user_bytes_sim,
-            "note": "the simulated drive keeps channels, dies, planes and timing and has 1/factor of the blocks; \
-                     IOPS, bandwidth and latency are full-scale figures; runtimes were divided by factor so the \
-                     same fraction of the drive is written; byte counters are simulated (x factor for full scale)",
-        })
+        RunStats {
+            span: self.drive_stats(&a, &b, result.jobs.last()),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            drive: self.profile.profile.name.clone(),
+            profile_source: self.profile.source.clone(),
+            seed: self.cfg.seed,
+            config: self.cfg.clone(),
+            profile: self.profile.profile.clone(),
+            scale: ScaleStats {
+                divisor: self.scale_divisor,
+                factor: c.scale_factor,
+                raw_capacity_bytes_simulated: c.raw_bytes_sim,
+                user_capacity_bytes_simulated: c.user_bytes_sim,
+                note: SCALE_NOTE.to_string(),
+            },
+            time_scale: 1.0 / self.scale_factor(),
+            interrupted: result.interrupted,
+            job_file: result.file.clone(),
+        }
     }
 
     /// Average and peak power and throttled time over `[a, b)` from the counters and the meter.
@@ -373,57 +382,58 @@ impl SimSession {
         LimitShares::from_delta(&d, b.t_ns.saturating_sub(a.t_ns), &self.profile, held)
     }
 
-    fn counters_json(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> Value {
+    fn drive_stats(&self, a: &CounterSample, b: &CounterSample, job: Option<&JobResult>) -> DriveStats {
         let c = self.target.ssd.capacity();
         let d = delta(&a.counters, &b.counters);
         let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
-        let (emin, eavg, emax) = self.target.ssd.core.blocks.erase_stats();
+        let (min, avg, max) = self.target.ssd.core.blocks.erase_stats();
         let ios = d.host_reads + d.host_writes;
         // Whole intervals only: a run's last (or first) interval can be a sliver whose IOPS is
         // a handful of I/Os over microseconds, which would dominate the spread.
-        let iops_cov = job.map(|j| {
+        let iops_cov_pct = job.map(|j| {
             let full = j.series.iter().filter(|p| p.duration_ns >= j.series_interval_ns);
             SampleSummary::from_samples(full.map(|p| p.total_iops())).cov_percent
         });
         let pw = self.power_span(a, b);
         let avg_w = pw.avg_w;
         let limits = self.limits_over(a, b);
-        let gstats = self.target.ssd.flash().governor().map(|g| g.stats());
-        let ss = job.and_then(|j| j.steady_state.as_ref()).map(|s| {
-            json!({"reached": s.reached, "time_s": s.reached_at_ns.map(|t| t as f64 / 1e9), "criteria": format!("{:?}", s.criterion)})
+        let steady_state = job.and_then(|j| j.steady_state.as_ref()).map(|s| SteadyStateStats {
+            reached: s.reached,
+            time_s: s.reached_at_ns.map(|t| t as f64 / 1e9),
+            criteria: format!("{:?}", s.criterion),
         });
-        json!({
-            "user_capacity_bytes": c.user_bytes_full,
-            "raw_capacity_bytes": c.raw_bytes_full,
-            "op_pct": c.op * 100.0,
-            "power_cap_w": self.power_cap_w,
-            "power_state": self.cfg.power_state,
-            "host_write_bytes": d.host_write_bytes,
-            "host_read_bytes": d.host_read_bytes,
-            "nand_write_bytes": d.nand_write_bytes,
-            "gc_write_bytes": d.gc_write_bytes,
-            "rmw_reads": d.rmw_reads,
-            "write_amplification": d.wa(),
-            "gc_victims": d.gc_victims,
-            "erases": d.erases,
-            "erase_count": {"min": emin, "avg": eavg, "max": emax},
-            "free_blocks": b.counters.free_blocks,
-            "gc_stall_s": d.gc_stall_ns as f64 / 1e9,
-            "buffer_stall_s": d.buffer_stall_ns as f64 / 1e9,
-            "energy_j": d.energy_j,
-            "avg_power_w": avg_w,
-            "energy_per_io_uj": if ios > 0 { d.energy_j / ios as f64 * 1e6 } else { 0.0 },
-            "peak_power_w": pw.peak_w,
-            "iops_per_w": if avg_w > 0.0 && secs > 0.0 { ios as f64 / secs / avg_w } else { 0.0 },
-            "throttled_s": pw.throttled_ns as f64 / 1e9,
-            "throttled_pct": if secs > 0.0 { pw.throttled_ns as f64 / 1e9 / secs * 100.0 } else { 0.0 },
-            "governor_held_ops_total": gstats.map(|s| s.held_ops),
-            "iops_cov_pct": iops_cov,
-            "steady_state": ss,
-            "span_s": secs,
-            "limits": limits,
-            "binding_limit": limits.binding(),
-        })
+        DriveStats {
+            user_capacity_bytes: c.user_bytes_full,
+            raw_capacity_bytes: c.raw_bytes_full,
+            op_pct: c.op * 100.0,
+            power_cap_w: self.power_cap_w,
+            power_state: self.cfg.power_state,
+            host_write_bytes: d.host_write_bytes,
+            host_read_bytes: d.host_read_bytes,
+            nand_write_bytes: d.nand_write_bytes,
+            gc_write_bytes: d.gc_write_bytes,
+            rmw_reads: d.rmw_reads,
+            write_amplification: d.wa(),
+            gc_victims: d.gc_victims,
+            erases: d.erases,
+            erase_count: EraseCount { min, avg, max },
+            free_blocks: b.counters.free_blocks,
+            gc_stall_s: d.gc_stall_ns as f64 / 1e9,
+            buffer_stall_s: d.buffer_stall_ns as f64 / 1e9,
+            energy_j: d.energy_j,
+            avg_power_w: avg_w,
+            energy_per_io_uj: if ios > 0 { d.energy_j / ios as f64 * 1e6 } else { 0.0 },
+            peak_power_w: pw.peak_w,
+            iops_per_w: if avg_w > 0.0 && secs > 0.0 { ios as f64 / secs / avg_w } else { 0.0 },
+            throttled_s: pw.throttled_ns as f64 / 1e9,
+            throttled_pct: if secs > 0.0 { pw.throttled_ns as f64 / 1e9 / secs * 100.0 } else { 0.0 },
+            governor_held_ops_total: self.target.ssd.flash().governor().map(|g| g.stats().held_ops),
+            iops_cov_pct,
+            steady_state,
+            span_s: secs,
+            limits,
+            binding_limit: limits.binding(),
+        }
     }
 
     /// Time-series CSV of one job with the drive's counters per interval appended.
@@ -481,4 +491,10 @@ pub fn delta(a: &Counters, b: &Counters) -> Counters {
         rmw_reads: b.rmw_reads - a.rmw_reads,
         die_busy_ns: b.die_busy_ns - a.die_busy_ns,
     }
+}
+
+/// A stats struct as JSON. Its fields are numbers, strings, options and plain structs, which
+/// always serialise (non-finite numbers become `null`, as `json!` wrote them).
+fn to_json<T: Serialize>(x: &T) -> Value {
+    serde_json::to_value(x).unwrap_or(Value::Null)
 }

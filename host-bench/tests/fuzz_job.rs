@@ -9,9 +9,8 @@ use host_bench::job::pattern::IoPattern;
 use host_bench::job::registry::OPTIONS;
 use host_bench::job::{parse_str, ParseOptions};
 use nand_model::mutate::{mutate, Mutation, TOKENS};
+use nand_model::rng::{RngStreams, StreamId};
 use proptest::prelude::*;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 /// Valid job files to mutate: the shipped examples and one using many option kinds.
 const SEEDS: &[&str] = &[
@@ -53,7 +52,9 @@ fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
     for opts in [ParseOptions::default(), ParseOptions { ignore_unsupported: true }] {
         let Ok(file) = parse_str(text, "fuzz.fio", &opts) else { continue };
         for spec in &file.jobs {
-            let Ok(mut p) = IoPattern::new(spec, ChaCha8Rng::seed_from_u64(1), CAPACITY, 512) else { continue };
+            let Ok(mut p) = IoPattern::new(spec, RngStreams::new(1).stream(StreamId::Host, 0), CAPACITY, 512) else {
+                continue;
+            };
             for _ in 0..32 {
                 let Some(io) = p.next_io() else { break };
                 prop_assert!(

@@ -8,7 +8,8 @@ use ftl::device::{HostCompletion, HostOp, SimSsd};
 use host_bench::job::{parse_str, JobFile, ParseOptions};
 use host_bench::simrun::{SimConfig, SimError, SimSession};
 use host_bench::snapshot::Frozen;
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 
@@ -96,7 +97,7 @@ fn save_at_a_random_instant_and_continue_is_the_uninterrupted_run() {
             let c = cfg(drive, scale, ps, seed);
             let mut s = SimSession::new(c.clone()).unwrap();
             fill(&mut s.target.ssd);
-            let mut host = Host { rng: ChaCha8Rng::seed_from_u64(seed), next_tag: 0 };
+            let mut host = Host { rng: RngStreams::new(seed).stream(StreamId::Host, 0), next_tag: 0 };
             // A random instant: some number of completions into random writes past the fill.
             let units = s.target.ssd.capacity().user_bytes_sim / 4096;
             let k = host.rng.gen_range(units as usize / 2..units as usize);

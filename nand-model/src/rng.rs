@@ -13,6 +13,10 @@ pub type RngStream = ChaCha8Rng;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u64)]
 pub enum StreamId {
+    /// Host-side draws: the runner's I/O pattern of each job instance (index: job number << 20
+    /// | clone), and the host drivers of tests and benches (index 0: the generator's default
+    /// stream, as `ChaCha8Rng::seed_from_u64(seed)` draws).
+    Host = 0,
     /// Host workload generation (offsets, block sizes, read/write choice), per job: the job index
     /// is added to this base.
     Workload = 1,
@@ -24,6 +28,9 @@ pub enum StreamId {
     NandJitter = 4,
     /// Sweep point seeds.
     Sweep = 5,
+    /// The runner's rate schedule (`rate_process=poisson` arrivals) of each job instance (index
+    /// as for [`StreamId::Host`]); stream 1 << 62, as the runner numbered it before it was named.
+    HostRate = 0x4000,
 }
 
 /// Factory of independent streams derived from one master seed.

@@ -2,7 +2,7 @@
 //! parameters (controller limits, NAND timings within physical bounds, optionally energies) to
 //! measured figures and write the profile with a comment block recording the fit.
 
-use super::common::{interrupt_flag, parse_scale};
+use super::common::{interrupt_flag, SimArgs};
 use super::{print_out, CliError};
 use calibration::fit::{self, FitError, FitOptions, FitResult};
 use calibration::params::{self, Param};
@@ -28,12 +28,8 @@ pub struct CalibrateArgs {
     /// write_ack_us, t_prog_us, t_r_us; also icc_read_ma, icc_prog_ma, icc_erase_ma, window_us).
     #[arg(long, value_delimiter = ',')]
     pub params: Vec<String>,
-    /// Simulate 1/N of the drive; default automatic.
-    #[arg(long)]
-    pub scale: Option<String>,
-    /// Master seed of every simulated run.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub sim: SimArgs,
     /// Gauss-Newton iterations.
     #[arg(long, default_value_t = 6)]
     pub max_iter: usize,
@@ -56,10 +52,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     if params_sel.is_empty() {
         params_sel = params::DEFAULT.to_vec();
     }
-    let scale_divisor = match &a.scale {
-        Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
-        None => None,
-    };
+    let scale_divisor = a.sim.scale_divisor()?;
     let mut rows: Vec<MeasuredRow> = Vec::new();
     let mut other = 0usize;
     for f in &a.measured {
@@ -87,7 +80,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let opts = FitOptions {
         params: params_sel,
-        settings: RunSettings { scale_divisor, seed: a.seed, stop: Some(interrupt_flag()), from_drive: None },
+        settings: RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(interrupt_flag()), from_drive: None },
         max_iter: a.max_iter,
         ..Default::default()
     };

@@ -10,29 +10,83 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Which drive, at which capacity and scale, with which seed.
+/// The simulated scale and the master seed: every command that simulates takes these two.
 #[derive(Debug, Args, Clone)]
-pub struct DriveArgs {
-    /// Drive profile: an embedded name (`ssdlab drives`) or a profile TOML path.
-    #[arg(long, default_value = "generic-tlc")]
-    pub drive: String,
-    /// User capacity at full scale, e.g. 6.4TB, 7680GB, 500GiB (raises OP by shrinking the
-    /// namespace, as reviewers do).
-    #[arg(long, conflicts_with = "op")]
-    pub user_capacity: Option<String>,
-    /// Over-provisioning (raw - user) / user, e.g. 28% or 0.28.
-    #[arg(long)]
-    pub op: Option<String>,
+pub struct SimArgs {
     /// Simulate 1/N of the drive (same channels, dies, planes, timing and OP), e.g. 1/64.
     /// Default: automatic, at most 64 GiB of simulated NAND.
     #[arg(long)]
     pub scale: Option<String>,
-    /// Master seed of every random stream.
+    /// Master seed of every random stream (several seeds, as `--seeds N`, derive from it).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl SimArgs {
+    /// `--scale` as a divisor; `None` = automatic.
+    pub fn scale_divisor(&self) -> Result<Option<u32>, CliError> {
+        match &self.scale {
+            Some(s) => Ok(Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Which drive profile: an embedded name or a profile TOML path.
+#[derive(Debug, Args, Clone)]
+pub struct DriveName {
+    /// Drive profile: an embedded name (`ssdlab drives`) or a profile TOML path.
+    #[arg(long, default_value = "generic-tlc")]
+    pub drive: String,
+}
+
+/// OP as a fraction and the GC policy: drive settings that every workload command takes (a
+/// sweep holds them fixed across its grid).
+#[derive(Debug, Args, Clone)]
+pub struct FtlArgs {
+    /// Over-provisioning (raw - user) / user, e.g. 28% or 0.28.
+    #[arg(long, conflicts_with = "user_capacity")]
+    pub op: Option<String>,
     /// GC victim policy (overrides the profile): greedy or cost-benefit.
     #[arg(long)]
     pub gc_policy: Option<String>,
+}
+
+impl FtlArgs {
+    /// `--op` as a fraction.
+    pub fn op(&self) -> Result<Option<f64>, CliError> {
+        self.op
+            .as_ref()
+            .map(|o| parse_fraction(o).map_err(|e| CliError::bad_input(format!("--op {o}: {e}"))))
+            .transpose()
+    }
+
+    /// `--gc-policy`.
+    pub fn gc_policy(&self) -> Result<Option<ftl::GcPolicy>, CliError> {
+        self.gc_policy
+            .as_ref()
+            .map(|p| match p.as_str() {
+                "greedy" => Ok(ftl::GcPolicy::Greedy),
+                "cost-benefit" => Ok(ftl::GcPolicy::CostBenefit),
+                _ => Err(CliError::bad_input(format!("--gc-policy {p}: allowed greedy or cost-benefit"))),
+            })
+            .transpose()
+    }
+}
+
+/// Which drive, at which capacity and scale, with which seed.
+#[derive(Debug, Args, Clone)]
+pub struct DriveArgs {
+    #[command(flatten)]
+    pub name: DriveName,
+    /// User capacity at full scale, e.g. 6.4TB, 7680GB, 500GiB (raises OP by shrinking the
+    /// namespace, as reviewers do).
+    #[arg(long)]
+    pub user_capacity: Option<String>,
+    #[command(flatten)]
+    pub ftl: FtlArgs,
+    #[command(flatten)]
+    pub sim: SimArgs,
     /// NVMe power state N (`ssdlab drives` lists them): its maximum power becomes the cap that
     /// the drive's power governor holds. Default: uncapped.
     #[arg(long)]
@@ -44,24 +98,14 @@ pub struct DriveArgs {
 
 impl DriveArgs {
     pub fn to_config(&self) -> Result<SimConfig, CliError> {
-        let mut c = SimConfig::new(self.drive.clone(), self.seed);
+        let mut c = SimConfig::new(self.name.drive.clone(), self.sim.seed);
         if let Some(u) = &self.user_capacity {
             c.user_capacity_bytes =
                 Some(parse_capacity(u).map_err(|e| CliError::bad_input(format!("--user-capacity {u}: {e}")))?);
         }
-        if let Some(o) = &self.op {
-            c.op = Some(parse_fraction(o).map_err(|e| CliError::bad_input(format!("--op {o}: {e}")))?);
-        }
-        if let Some(s) = &self.scale {
-            c.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
-        }
-        if let Some(p) = &self.gc_policy {
-            c.gc_policy = Some(match p.as_str() {
-                "greedy" => ftl::GcPolicy::Greedy,
-                "cost-benefit" => ftl::GcPolicy::CostBenefit,
-                _ => return Err(CliError::bad_input(format!("--gc-policy {p}: allowed greedy or cost-benefit"))),
-            });
-        }
+        c.op = self.ftl.op()?;
+        c.scale_divisor = self.sim.scale_divisor()?;
+        c.gc_policy = self.ftl.gc_policy()?;
         c.power_state = self.power_state;
         if let Some(w) = &self.power_cap {
             c.power_cap_w = Some(parse_watts(w).map_err(|e| CliError::bad_input(format!("--power-cap {w}: {e}")))?);

@@ -80,7 +80,7 @@ fn precondition_drive(a: &PreconditionArgs) -> Result<(), CliError> {
     };
     print_out(&format!(
         "{}: {} ({:.2} drive writes, WA {:.3}, range {:.1}%, slope excursion {:.1}%); saved {} ({:.1} MB)\n",
-        a.drive.drive,
+        a.drive.name.drive,
         verdict,
         c.host_write_bytes as f64 / s.target.ssd.capacity().user_bytes_sim as f64,
         c.wa(),

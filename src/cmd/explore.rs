@@ -60,9 +60,11 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     let (title, text, specs, questions, command) = match &a.lesson {
         Some(name) => {
             let d = &a.drive;
-            let touched = d.drive != "generic-tlc"
-                || d.seed != 1
-                || [&d.user_capacity, &d.op, &d.scale, &d.gc_policy, &d.power_cap].iter().any(|o| o.is_some())
+            let touched = d.name.drive != "generic-tlc"
+                || d.sim.seed != 1
+                || [&d.user_capacity, &d.ftl.op, &d.sim.scale, &d.ftl.gc_policy, &d.power_cap]
+                    .iter()
+                    .any(|o| o.is_some())
                 || d.power_state.is_some();
             if touched {
                 return Err(CliError::bad_input(format!(

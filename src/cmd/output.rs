@@ -3,8 +3,11 @@
 
 use super::{print_out, CliError};
 use clap::ValueEnum;
+use host_bench::drive_stats::RunStats;
 use host_bench::report::{normal_text, series_file_names};
 use host_bench::runner::RunResult;
+use host_bench::trace::reader::ReadCounts;
+use host_bench::trace::replay::ReplayStats;
 use serde_json::Value;
 use std::path::Path;
 
@@ -16,15 +19,24 @@ pub enum OutputFormat {
     JsonPlus,
 }
 
+/// What the text summary adds to fio's: a simulated drive's statistics (`None` on a real
+/// target) and, for a trace replay, what the replay did.
+#[derive(Clone, Copy, Default)]
+pub struct SummaryFacts<'a> {
+    pub stats: Option<&'a RunStats>,
+    pub replay: Option<(&'a ReplayStats, &'a ReadCounts)>,
+}
+
 /// Writes the report in `format` to `output`, or stdout.
 pub fn write_report(
     format: OutputFormat,
     result: &RunResult,
     json: &Value,
+    facts: SummaryFacts,
     output: Option<&Path>,
 ) -> Result<(), CliError> {
     let text = match format {
-        OutputFormat::Normal => normal_summary(result, json),
+        OutputFormat::Normal => normal_summary(result, facts),
         _ => format!("{}\n", serde_json::to_string_pretty(json).unwrap_or_default()),
     };
     match output {
@@ -34,40 +46,42 @@ pub fn write_report(
 }
 
 /// fio's text summary plus the drive's counters.
-pub fn normal_summary(r: &RunResult, v: &Value) -> String {
+pub fn normal_summary(r: &RunResult, facts: SummaryFacts) -> String {
     let mut s = normal_text(r);
-    let x = &v["ssdlab"];
-    if x.get("write_amplification").is_some() {
+    // As the JSON report holds them: a number it cannot write (non-finite) shows as 0.
+    let z = |v: f64| if v.is_finite() { v } else { 0.0 };
+    if let Some(x) = facts.stats {
+        let d = &x.span;
         s.push_str(&format!(
             "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  host writes {:.2} drive writes, WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
-            x["drive"].as_str().unwrap_or("?"),
-            x["scale"]["divisor"],
-            x["user_capacity_bytes"].as_f64().unwrap_or(0.0) / 1e12,
-            x["op_pct"].as_f64().unwrap_or(0.0),
-            x["seed"],
-            x["host_write_bytes"].as_f64().unwrap_or(0.0)
-                / x["scale"]["user_capacity_bytes_simulated"].as_f64().unwrap_or(f64::INFINITY),
-            x["write_amplification"].as_f64().unwrap_or(0.0),
-            x["nand_write_bytes"].as_f64().unwrap_or(0.0) / 1e9,
-            x["gc_stall_s"].as_f64().unwrap_or(0.0),
-            x["avg_power_w"].as_f64().unwrap_or(0.0),
-            x["erase_count"]["min"],
-            x["erase_count"]["avg"].as_f64().unwrap_or(0.0),
-            x["erase_count"]["max"],
+            x.drive,
+            x.scale.divisor,
+            d.user_capacity_bytes as f64 / 1e12,
+            z(d.op_pct),
+            x.seed,
+            d.host_write_bytes as f64 / x.scale.user_capacity_bytes_simulated as f64,
+            z(d.write_amplification),
+            d.nand_write_bytes as f64 / 1e9,
+            z(d.gc_stall_s),
+            z(d.avg_power_w),
+            d.erase_count.min,
+            z(d.erase_count.avg),
+            d.erase_count.max,
         ));
-        s.push_str(if x.get("replay").is_some() {
+        s.push_str(if facts.replay.is_some() {
             "  (a trace replay: offsets beyond the simulated drive were mapped by --lba-map; byte counters are of the simulated drive)\n"
         } else {
             "  (IOPS, bandwidth and latency are full-scale figures; the run was shortened by the scale factor, byte counters are of the simulated drive)\n"
         });
     }
-    if let Some(r) = x.get("replay") {
-        let st = &r["stats"];
+    if let Some((st, counts)) = facts.replay {
+        // The modes' names as the JSON report writes them (lowercase).
+        let name = |x: Option<String>| x.map_or("?".to_string(), |n| n.to_lowercase());
         s.push_str(&format!(
             "replay: {} records ({} mode, qd {}), {} bad lines, {} remapped by --lba-map {}, {} widened to the block size; issued late (the drive fell behind): {} ({:.2}%), max {:.1} us\n",
-            st["records_issued"], st["mode"].as_str().unwrap_or("?"), st["qd"], r["read"]["bad_lines"], st["remapped"],
-            st["lba_map"].as_str().unwrap_or("?"), st["aligned"], st["late"], st["late_pct"].as_f64().unwrap_or(0.0),
-            st["late_max_us"].as_f64().unwrap_or(0.0),
+            st.records_issued, name(st.mode.map(|m| format!("{m:?}"))), st.qd, counts.bad_lines, st.remapped,
+            name(st.lba_map.map(|m| format!("{m:?}"))), st.aligned, st.late, z(st.late_pct),
+            z(st.late_max_us),
         ));
     }
     s

@@ -1,7 +1,7 @@
 //! `ssdlab predict --baseline FILE --whatif KEY=VALUE[,...]...`: what-if answers anchored on a
 //! measurement (calibration::predict).
 
-use super::common::{parse_capacity, parse_fraction, parse_scale, parse_watts};
+use super::common::{parse_capacity, parse_fraction, parse_watts, SimArgs};
 use super::{print_out, CliError};
 use calibration::predict::{self, baseline, render, WhatIf};
 use calibration::RunSettings;
@@ -36,12 +36,8 @@ pub struct PredictArgs {
     /// Seeds per configuration (the interval includes their spread).
     #[arg(long, default_value_t = 1)]
     pub seeds: u32,
-    /// First seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Simulate 1/N of the drive; default automatic, as `ssdlab validate`.
-    #[arg(long)]
-    pub scale: Option<String>,
+    #[command(flatten)]
+    pub sim: SimArgs,
     #[arg(long, value_enum, default_value = "table")]
     pub output_format: Format,
     /// Also write predict.json, predict.txt and predict.svg here.
@@ -88,10 +84,7 @@ pub fn run(a: PredictArgs) -> Result<(), CliError> {
     if !(1..=64).contains(&a.seeds) {
         return Err(CliError::bad_input(format!("--seeds {}: allowed 1..=64", a.seeds)));
     }
-    let scale_divisor = match &a.scale {
-        Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
-        None => None,
-    };
+    let scale_divisor = a.sim.scale_divisor()?;
     if let Some(dir) = &a.out {
         super::preflight::check_output_dir("--out", dir)?;
     }
@@ -105,7 +98,7 @@ pub fn run(a: PredictArgs) -> Result<(), CliError> {
         &base,
         &whatifs,
         a.seeds,
-        &RunSettings { scale_divisor, seed: a.seed, stop: None, from_drive: a.from_drive.clone() },
+        &RunSettings { scale_divisor, seed: a.sim.seed, stop: None, from_drive: a.from_drive.clone() },
     )
     .map_err(CliError::failed)?;
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";

@@ -38,7 +38,7 @@ impl BenchArgs {
         let bench = RealBench {
             target,
             path: path.display().to_string(),
-            seed: self.drive.seed,
+            seed: self.drive.sim.seed,
             assume_purged: self.assume_purged,
         };
         if !self.assume_purged {

@@ -2,7 +2,7 @@
 //! `--target`), timed or closed loop; the same report, JSON and time series as `run`.
 
 use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
-use super::output::{write_report, write_series, OutputFormat};
+use super::output::{write_report, write_series, OutputFormat, SummaryFacts};
 use super::CliError;
 use clap::{Args, ValueEnum};
 use host_bench::device::Device;
@@ -196,7 +196,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         name: a.input.traces.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(","),
     };
     let mut reader = TraceReader::new(&a.input.traces, &format, read_opts);
-    let (mut json_value, result, stats, csvs) = if a.real.target.is_some() {
+    let (mut json_value, result, stats, csvs, sim) = if a.real.target.is_some() {
         let Some(mut o) = a.real.real_options(a.qd, 1 << 20)? else {
             return Err(CliError::bad_input("no --target given"));
         };
@@ -212,7 +212,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
             o.insert("target".into(), json!(t.description()));
         }
         let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), series_csv(&j.series, &[]))).collect();
-        (v, r, st, csvs)
+        (v, r, st, csvs, None)
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, None, 1)?;
@@ -229,9 +229,12 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         }
         opts.series_interval_ns = s.cfg.interval_ns;
         let (r, st) = replay(&mut reader, &mut s.target, &mut opts).map_err(replay_error)?;
-        let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
+        let mut run_stats = s.run_stats(&r);
+        // Trace time is not shortened by the drive's scale (`--time-scale` is in "replay").
+        run_stats.time_scale = 1.0;
+        let v = s.json_with(&r, a.output_format == OutputFormat::JsonPlus, &run_stats);
         let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
-        (v, r, st, csvs)
+        (v, r, st, csvs, Some(run_stats))
     };
     pb.finish_and_clear();
     let end_ns = result.end_ns.saturating_sub(result.start_ns);
@@ -257,15 +260,18 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         );
     }
     if let Some(o) = json_value.get_mut("ssdlab").and_then(Value::as_object_mut) {
-        // Trace time is not shortened by the drive's scale (`--time-scale` is in "replay").
-        o.insert("time_scale".into(), json!(1.0));
+        if sim.is_none() {
+            // A real target's facts: trace time, not shortened by a scale.
+            o.insert("time_scale".into(), json!(1.0));
+        }
         o.insert(
             "replay".into(),
             json!({"traces": a.input.traces, "format": a.input.format, "volume": a.input.volume,
                    "window": a.input.window, "precondition_passes": a.precondition, "stats": stats, "read": counts}),
         );
     }
-    write_report(a.output_format, &result, &json_value, a.output.as_deref())?;
+    let facts = SummaryFacts { stats: sim.as_ref(), replay: Some((&stats, counts)) };
+    write_report(a.output_format, &result, &json_value, facts, a.output.as_deref())?;
     if let Some(ts) = &a.timeseries {
         write_series(ts, &csvs)?;
     }

@@ -2,7 +2,7 @@
 //! file or block device) and report like fio, plus the drive's own counters.
 
 use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
-use super::output::{write_report, write_series, OutputFormat};
+use super::output::{write_report, write_series, OutputFormat, SummaryFacts};
 use super::CliError;
 use clap::Args;
 use host_bench::job::{self, JobFile, ParseOptions};
@@ -65,8 +65,9 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         let f = (p.group as f64 + p.fraction) / p.groups.max(1) as f64;
         pb.set_position((f * 1000.0) as u64);
     };
-    let (json_value, result, csvs) = if a.real.target.is_some() {
-        run_real(&a, &file, &stop, &mut on_progress)?
+    let (json_value, result, csvs, stats) = if a.real.target.is_some() {
+        let (v, r, csvs) = run_real(&a, &file, &stop, &mut on_progress)?;
+        (v, r, csvs, None)
     } else {
         let cfg = a.drive.to_config()?;
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
@@ -89,12 +90,14 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         if let Some(p) = &a.save_drive {
             save_drive(&mut s, &file, &r, p)?;
         }
-        let v = s.json(&r, a.output_format == OutputFormat::JsonPlus);
+        let stats = s.run_stats(&r);
+        let v = s.json_with(&r, a.output_format == OutputFormat::JsonPlus, &stats);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
-        (v, r, csvs)
+        (v, r, csvs, Some(stats))
     };
     pb.finish_and_clear();
-    write_report(a.output_format, &result, &json_value, a.output.as_deref())?;
+    let facts = SummaryFacts { stats: stats.as_ref(), replay: None };
+    write_report(a.output_format, &result, &json_value, facts, a.output.as_deref())?;
     if let Some(ts) = &a.timeseries {
         write_series(ts, &csvs)?;
     }
@@ -178,7 +181,7 @@ fn run_real(
     let (logging, perf_logging) = (logs.any(), perf.any());
     let mut log_io = |ios: &[runner::SubmittedIo]| logs.record(ios);
     let mut log_done = |ios: &[runner::CompletedIo]| perf.record(ios);
-    let mut ro = RunOptions::new(a.drive.seed);
+    let mut ro = RunOptions::new(a.drive.sim.seed);
     ro.stop = Some(stop);
     ro.progress = Some(progress);
     if logging {

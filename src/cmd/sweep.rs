@@ -2,7 +2,7 @@
 //! a job file on a grid of drive configurations, in parallel, optionally one shard of it;
 //! `ssdlab sweep merge DIR... --out DIR` joins shards. See docs/sweeps.md.
 
-use super::common::{interrupt_flag, parse_capacity, parse_scale, parse_watts};
+use super::common::{interrupt_flag, parse_capacity, parse_watts, DriveName, FtlArgs, SimArgs};
 use super::{print_out, CliError};
 use clap::{Args, Subcommand};
 use host_bench::job::JobFile;
@@ -22,11 +22,12 @@ pub struct SweepArgs {
     pub job: Option<PathBuf>,
     /// Finish a stopped sweep from the checkpoint in DIR (its --out): the grid, shard and job
     /// file come from there; only the points not finished run.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "power_state", "power_cap", "scale"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["job", "out", "shard", "user_capacity", "op", "gc_policy", "power_state", "power_cap", "scale"])]
     pub resume: Option<PathBuf>,
-    /// Drive profile: an embedded name or a profile TOML path.
-    #[arg(long, default_value = "generic-tlc")]
-    pub drive: String,
+    #[command(flatten)]
+    pub drive: DriveName,
+    #[command(flatten)]
+    pub ftl: FtlArgs,
     /// User capacities (OP axis), comma-separated, e.g. 7.68TB,6.4TB. Default: stock.
     #[arg(long)]
     pub user_capacity: Option<String>,
@@ -39,12 +40,8 @@ pub struct SweepArgs {
     /// Seeds per configuration (each point's seed derives from --seed and its index).
     #[arg(long, default_value_t = 1)]
     pub seeds: u32,
-    /// Master seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Simulate 1/N of the drive, e.g. 1/64 (default: automatic).
-    #[arg(long)]
-    pub scale: Option<String>,
+    #[command(flatten)]
+    pub sim: SimArgs,
     /// Run only the K-th of N slices of the grid (0-based), e.g. $SLURM_ARRAY_TASK_ID/16.
     #[arg(long)]
     pub shard: Option<String>,
@@ -200,10 +197,10 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
         eprintln!("warning: {w}");
     }
     super::preflight::check_output_dir("--out", out)?;
-    let mut base = SimConfig::new(a.drive.clone(), a.seed);
-    if let Some(s) = &a.scale {
-        base.scale_divisor = Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?);
-    }
+    let mut base = SimConfig::new(a.drive.drive.clone(), a.sim.seed);
+    base.op = a.ftl.op()?;
+    base.scale_divisor = a.sim.scale_divisor()?;
+    base.gc_policy = a.ftl.gc_policy()?;
     let spec = SweepSpec {
         job_file: job_path.display().to_string(),
         base,

@@ -102,13 +102,15 @@ fn grid_args(a: &SweepArgs) -> Vec<String> {
             v.extend([flag.to_string(), x.clone()]);
         }
     };
-    push("--drive", &Some(a.drive.clone()));
+    push("--drive", &Some(a.drive.drive.clone()));
     push("--user-capacity", &a.user_capacity);
+    push("--op", &a.ftl.op);
+    push("--gc-policy", &a.ftl.gc_policy);
     push("--power-state", &a.power_state);
     push("--power-cap", &a.power_cap);
     push("--seeds", &Some(a.seeds.to_string()));
-    push("--seed", &Some(a.seed.to_string()));
-    push("--scale", &a.scale);
+    push("--seed", &Some(a.sim.seed.to_string()));
+    push("--scale", &a.sim.scale);
     if a.ignore_unsupported {
         v.push("--ignore-unsupported".into());
     }

@@ -2,7 +2,7 @@
 //! predicted, measured and relative error, worst first (or JSON), with a predicted-vs-measured
 //! plot when `--out DIR` is given.
 
-use super::common::{interrupt_flag, parse_scale};
+use super::common::{interrupt_flag, SimArgs};
 use super::{print_out, CliError};
 use calibration::{measured, plot, validate, RunSettings};
 use clap::{Args, ValueEnum};
@@ -30,12 +30,8 @@ pub struct ValidateArgs {
     /// Also write validation.json, validation.txt and validation.svg (predicted vs measured) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Simulate 1/N of each drive; default automatic (at most 64 GiB of simulated NAND).
-    #[arg(long)]
-    pub scale: Option<String>,
-    /// Master seed of every simulated run.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub sim: SimArgs,
 }
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
@@ -47,12 +43,9 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.out {
         super::preflight::check_output_dir("--out", dir)?;
     }
-    let scale_divisor = match &a.scale {
-        Some(s) => Some(parse_scale(s).map_err(|e| CliError::bad_input(format!("--scale {s}: {e}")))?),
-        None => None,
-    };
+    let scale_divisor = a.sim.scale_divisor()?;
     let stop = interrupt_flag();
-    let settings = RunSettings { scale_divisor, seed: a.seed, stop: Some(stop), from_drive: None };
+    let settings = RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(stop), from_drive: None };
     let report = validate::validate_anchored(&rows, baseline.as_deref(), &settings);
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);

@@ -2,14 +2,14 @@
 //! the measurement itself — a fio 3.x JSON output (its `global options` and `job options`), an
 //! ssdlab result JSON (also its simulated configuration), or a row of a measured CSV.
 
-use crate::exec::fio_metric;
+use crate::exec::{fio_metric, MetricSource};
 use crate::measured;
 use crate::plan::{map_row, BlockSize, Mapping, Metric, Phase, Plan, Workload};
 use crate::validate::profile_facts;
 use host_bench::job::{self, BsSplitEntry, Distribution, JobSpec, ParseOptions, RwMode, SizeSpec};
+use host_bench::report::FioReportJson;
 use host_bench::simrun::SimConfig;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -55,7 +55,7 @@ pub fn read(path: &Path, drive: Option<&str>, sel: &Select) -> Result<Baseline, 
     if !text.trim_start().starts_with('{') {
         return from_csv(&text, &file, drive, sel);
     }
-    let v: Value = serde_json::from_str(&text)
+    let v: FioReportJson = serde_json::from_str(&text)
         .map_err(|e| format!("--baseline {file}: line {}: not valid JSON: {e}", e.line()))?;
     from_json(&v, &file, drive, sel)
 }
@@ -79,10 +79,10 @@ fn from_csv(text: &str, file: &str, drive: Option<&str>, sel: &Select) -> Result
     }
 }
 
-fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result<Baseline, String> {
-    let version = v["fio version"].as_str().unwrap_or("an unknown version");
-    let jobs = v["jobs"].as_array().ok_or_else(|| format!("{file}: no `jobs` array: not fio JSON"))?;
-    let names: Vec<&str> = jobs.iter().map(|j| j["jobname"].as_str().unwrap_or("")).collect();
+fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -> Result<Baseline, String> {
+    let version = v.fio_version.as_deref().unwrap_or("an unknown version");
+    let jobs = v.jobs.as_ref().ok_or_else(|| format!("{file}: no `jobs` array: not fio JSON"))?;
+    let names: Vec<&str> = jobs.iter().map(|j| j.jobname.as_deref().unwrap_or("")).collect();
     let k = match &sel.job {
         Some(n) => names
             .iter()
@@ -94,7 +94,7 @@ fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result
         }
     };
     let jv = &jobs[k];
-    let Some(job_opts) = jv["job options"].as_object() else {
+    let Some(job_opts) = &jv.job_options else {
         return Err(format!(
             "{file}: fio JSON from {version} has no `job options` in jobs[{k}]: the workload cannot be read \
              (fio 3.x --output-format=json writes them)"
@@ -103,7 +103,7 @@ fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result
     // Rebuild the job file fio ran and resolve it with ssdlab's parser, so every option means
     // what it means to `ssdlab run` and anything ssdlab cannot express is refused by name.
     // A flag (`stonewall`, `time_based`) is written with an empty value.
-    let line = |text: &mut String, key: &str, val: &Value| match val.as_str().unwrap_or("") {
+    let line = |text: &mut String, key: &str, val: &str| match val {
         "" => {
             let _ = writeln!(text, "{key}");
         }
@@ -112,10 +112,8 @@ fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result
         }
     };
     let mut text = String::from("[global]\n");
-    if let Some(g) = v["global options"].as_object() {
-        for (key, val) in g {
-            line(&mut text, key, val);
-        }
+    for (key, val) in &v.global_options {
+        line(&mut text, key, val);
     }
     let _ = writeln!(text, "[{}]", names[k]);
     for (key, val) in job_opts {
@@ -126,11 +124,12 @@ fn from_json(v: &Value, file: &str, drive: Option<&str>, sel: &Select) -> Result
     let (workload, read, mut notes) =
         workload_of(spec).map_err(|e| format!("{file}: jobs[{k}] ({}): {e}", names[k]))?;
     let metric = if workload.rw.starts_with("rand") { Metric::Iops } else { Metric::Bandwidth };
-    let measured = fio_metric(jv, metric).filter(|x| *x > 0.0).ok_or_else(|| {
+    let measured = fio_metric(&MetricSource::from(jv), metric).filter(|x| *x > 0.0).ok_or_else(|| {
         format!("{file}: jobs[{k}] has no positive {} (did the run complete any I/O?)", metric.name())
     })?;
     // An ssdlab result records the configuration it was simulated at.
-    let sim_cfg: Option<SimConfig> = serde_json::from_value(v["ssdlab"]["config"].clone()).ok();
+    let recorded = v.ssdlab.as_ref().and_then(|x| x.config.clone());
+    let sim_cfg: Option<SimConfig> = recorded.and_then(|c| serde_json::from_value(c).ok());
     let drive = match (drive, &sim_cfg) {
         (Some(d), _) => d.to_string(),
         (None, Some(c)) => c.drive.clone(),

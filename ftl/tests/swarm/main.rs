@@ -23,7 +23,8 @@ mod workload;
 
 use ftl::device::{HostOp, SimSsd};
 use model::{Model, Want};
-use rand::{Rng, SeedableRng};
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 
@@ -196,7 +197,7 @@ impl Run {
 }
 
 fn run_seed(seed: u64) -> Result<Outcome, String> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = RngStreams::new(seed).stream(StreamId::Host, 0);
     let draw = drive::draw(&mut rng);
     let d = draw.build().map_err(|e| format!("drive draw refused: {e}\n{draw:#?}"))?;
     let lb = d.logical_block_bytes();

@@ -2,6 +2,7 @@
 //! sizes, rate and steady-state criterion.
 
 use super::*;
+use nand_model::rng::{RngStreams, StreamId};
 
 /// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
 pub(super) struct RampStats {
@@ -72,10 +73,10 @@ pub(super) fn new_instance(
     opts: &RunOptions,
     flows: &mut Vec<super::flow::FlowShared>,
 ) -> Result<Instance, RunError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
     let job_no = job_index as u64 + u64::from(opts.continued.jobs);
-    rng.set_stream((job_no << 20) | u64::from(clone));
+    let streams = RngStreams::new(opts.seed);
+    let rng = streams.stream(StreamId::Host, (job_no << 20) | u64::from(clone));
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -116,8 +117,7 @@ pub(super) fn new_instance(
         issued_bytes: 0,
         issued_ios: 0,
         rate: {
-            let mut r = ChaCha8Rng::seed_from_u64(opts.seed);
-            r.set_stream((1 << 62) | (job_no << 20) | u64::from(clone));
+            let r = streams.stream(StreamId::HostRate, (job_no << 20) | u64::from(clone));
             // A replayed log keeps its own pace.
             rate::RateState::new(spec, r).filter(|_| !replay)
         },

@@ -218,32 +218,33 @@ pub fn run_point_until(
 /// The table row of point `p` from its session and run: the file's last job.
 pub fn row_of(s: &SimSession, r: &crate::runner::RunResult, p: &Point) -> Result<Row, SweepError> {
     let err = |message: String| SweepError::Run { index: p.index, message };
-    let v = s.json(r, false);
-    let jobs = v["jobs"].as_array().cloned().unwrap_or_default();
-    let j = jobs.last().ok_or_else(|| err("the job file has no jobs".into()))?;
-    let x = &j["ssdlab"];
-    let f = |v: &serde_json::Value| r6(v.as_f64().unwrap_or(0.0));
-    let p99 = |dir: &str| r6(j[dir]["clat_ns"]["percentile"]["99.000000"].as_f64().unwrap_or(0.0) / 1e3);
+    let j = r.jobs.last().ok_or_else(|| err("the job file has no jobs".into()))?;
+    let x = s.job_stats(j);
+    let fig = crate::report::job_figures(j, r);
+    let f = r6;
+    let iops = |d: &Option<crate::report::DirFigures>| r6(d.as_ref().map_or(0.0, |d| d.iops));
+    let p99 =
+        |d: &Option<crate::report::DirFigures>| r6(d.as_ref().and_then(|d| d.percentile_ns(99.0)).unwrap_or(0.0) / 1e3);
     Ok(Row {
         index: p.index,
         drive: s.profile.profile.name.clone(),
-        user_capacity_bytes: x["user_capacity_bytes"].as_u64().unwrap_or(0),
-        op_pct: f(&x["op_pct"]),
+        user_capacity_bytes: x.user_capacity_bytes,
+        op_pct: f(x.op_pct),
         power_state: p.power_state,
         power_cap_w: s.power_cap_w.map(r6),
         seed_index: p.seed_index,
         seed: p.seed,
-        job: j["jobname"].as_str().unwrap_or("").to_string(),
-        read_iops: f(&j["read"]["iops"]),
-        write_iops: f(&j["write"]["iops"]),
-        read_p99_us: p99("read"),
-        write_p99_us: p99("write"),
-        write_amplification: f(&x["write_amplification"]),
-        avg_power_w: f(&x["avg_power_w"]),
-        peak_power_w: f(&x["peak_power_w"]),
-        iops_per_w: f(&x["iops_per_w"]),
-        energy_per_io_uj: f(&x["energy_per_io_uj"]),
-        throttled_pct: f(&x["throttled_pct"]),
+        job: fig.name,
+        read_iops: iops(&fig.read),
+        write_iops: iops(&fig.write),
+        read_p99_us: p99(&fig.read),
+        write_p99_us: p99(&fig.write),
+        write_amplification: f(x.write_amplification),
+        avg_power_w: f(x.avg_power_w),
+        peak_power_w: f(x.peak_power_w),
+        iops_per_w: f(x.iops_per_w),
+        energy_per_io_uj: f(x.energy_per_io_uj),
+        throttled_pct: f(x.throttled_pct),
     })
 }
 

@@ -1,11 +1,11 @@
+use nand_model::rng::{RngStreams, StreamId};
 use std::collections::HashMap;
 
 use host_bench::device::IoDir;
 use host_bench::job::pattern::{IoPattern, NextIo, PatternError};
 use host_bench::job::zipf::ZipfSampler;
 use host_bench::job::{parse_str, JobSpec, ParseOptions};
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngCore;
 
 const GIB: u64 = 1 << 30;
 
@@ -15,7 +15,7 @@ fn spec(body: &str) -> JobSpec {
 }
 
 fn pattern(body: &str, seed: u64, capacity: u64) -> IoPattern {
-    IoPattern::new(&spec(body), ChaCha8Rng::seed_from_u64(seed), capacity, 512).unwrap()
+    IoPattern::new(&spec(body), RngStreams::new(seed).stream(StreamId::Host, 0), capacity, 512).unwrap()
 }
 
 fn draw(p: &mut IoPattern, n: usize) -> Vec<NextIo> {
@@ -112,7 +112,7 @@ fn zipf_sampler_matches_theory() {
     let n = 10_000u64;
     let theta = 1.2;
     let z = ZipfSampler::new(n, theta);
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut rng = RngStreams::new(11).stream(StreamId::Host, 0);
     let mut hits = vec![0u32; n as usize];
     let draws = 400_000;
     for _ in 0..draws {
@@ -183,10 +183,11 @@ fn percentage_random_mixes_sequential() {
 
 #[test]
 fn geometry_errors() {
-    let e = IoPattern::new(&spec("bs=1000"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
+    let e = IoPattern::new(&spec("bs=1000"), RngStreams::new(1).stream(StreamId::Host, 0), GIB, 512).unwrap_err();
     assert_eq!(e, PatternError::Misaligned { job: "j".into(), what: "block size", bytes: 1000, block_bytes: 512 });
     let e =
-        IoPattern::new(&spec("bs=1m\noffset=1023m\nsize=512k"), ChaCha8Rng::seed_from_u64(1), GIB, 512).unwrap_err();
+        IoPattern::new(&spec("bs=1m\noffset=1023m\nsize=512k"), RngStreams::new(1).stream(StreamId::Host, 0), GIB, 512)
+            .unwrap_err();
     assert!(matches!(e, PatternError::RegionTooSmall { .. }), "{e}");
 }
 
@@ -296,7 +297,7 @@ fn random_map_leaves_sequential_share_unmarked() {
 /// relative to `base`.
 fn job_blocks(body: &str, base: u64) -> Vec<String> {
     let spec = spec(body);
-    let mut p = IoPattern::new(&spec, ChaCha8Rng::seed_from_u64(1), 16 << 20, 512).unwrap();
+    let mut p = IoPattern::new(&spec, RngStreams::new(1).stream(StreamId::Host, 0), 16 << 20, 512).unwrap();
     let per_loop = spec.io_size.map_or(p.region().1, |s| s.resolve(16 << 20, 512));
     p.set_loop_bytes(per_loop);
     p.set_loops(spec.loops, spec.io_size.is_some());

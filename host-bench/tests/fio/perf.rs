@@ -1,17 +1,16 @@
 //! Per-I/O cost of our part of the hot path. Ignored by default (timing); run with
 //! `cargo test -p host-bench --release --test fio perf -- --ignored --nocapture`.
 
+use nand_model::rng::{RngStreams, StreamId};
 use std::time::Instant;
 
 use host_bench::job::pattern::IoPattern;
 use host_bench::job::{parse_str, ParseOptions};
 use host_bench::stats::{Histogram, SeriesRecorder};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 fn ns_per_io(body: &str) -> f64 {
     let spec = parse_str(&format!("[j]\n{body}\n"), "p.fio", &ParseOptions::default()).unwrap().jobs.remove(0);
-    let mut p = IoPattern::new(&spec, ChaCha8Rng::seed_from_u64(1), 1 << 40, 4096).unwrap();
+    let mut p = IoPattern::new(&spec, RngStreams::new(1).stream(StreamId::Host, 0), 1 << 40, 4096).unwrap();
     let mut h = Histogram::new();
     let mut s = SeriesRecorder::new(0, 1_000_000_000);
     let n = 5_000_000u64;
@@ -51,7 +50,7 @@ fn zipf_sampler_cost() {
     use host_bench::job::zipf::ZipfSampler;
     use rand::RngCore;
     let z = ZipfSampler::new(1 << 28, 1.2);
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     let n = 5_000_000;
     let t = Instant::now();
     let mut acc = 0u64;

@@ -1,6 +1,6 @@
 use host_bench::stats::{Histogram, SampleSummary, SeriesRecorder};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use nand_model::rng::{RngStreams, StreamId};
+use rand::Rng;
 
 /// Stated bound: a percentile is within 1/128 of the exact order statistic.
 const REL_ERR: f64 = 1.0 / 128.0;
@@ -12,7 +12,7 @@ fn exact_percentile(sorted: &[u64], p: f64) -> u64 {
 
 #[test]
 fn percentiles_within_stated_error_of_exact() {
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     for scale in [100.0f64, 50_000.0, 3e9] {
         let mut h = Histogram::new();
         let mut v: Vec<u64> = (0..100_000)
@@ -53,7 +53,7 @@ fn small_values_are_exact_and_empty_is_zero() {
 
 #[test]
 fn merge_equals_recording_everything() {
-    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut rng = RngStreams::new(2).stream(StreamId::Host, 0);
     let (mut a, mut b, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
     for i in 0..10_000 {
         let x = rng.gen_range(1_000..5_000_000u64);

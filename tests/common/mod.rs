@@ -1,0 +1,81 @@
+//! Helpers shared by the integration tests of the `ssdlab` binary: running it, a directory of
+//! the test's own that is removed when the test ends (passed or failed), the test data folder.
+// Each test file uses some of these.
+#![allow(dead_code)]
+
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_ssdlab")
+}
+
+/// `ssdlab ARGS`, run to completion.
+pub fn ssdlab(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).output().expect("run the ssdlab binary")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A test's directory (a `Path` by deref), deleted on drop.
+pub struct TestDir(tempfile::TempDir);
+
+impl Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A new empty directory named after `test` under the system's temp dir.
+pub fn temp_dir(test: &str) -> TestDir {
+    let dir = tempfile::Builder::new().prefix(&format!("ssdlab-{test}-")).tempdir().expect("create temp dir");
+    TestDir(dir)
+}
+
+/// `tests/data/NAME`.
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+/// [`temp_dir`] under cargo's target directory, on the disk the build is on: for files opened
+/// with O_DIRECT, which a tmpfs `/tmp` refuses.
+pub fn disk_temp_dir(test: &str) -> TestDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("ssdlab-{test}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("create temp dir");
+    TestDir(dir)
+}
+
+/// Whether fio (`/usr/bin/fio`, Debian's 3.33) can be run. Without it a test fails under CI
+/// (`CI=true`); outside CI it is skipped only on request (`SSDLAB_SKIP_FIO=1`), saying so.
+pub fn fio_or_skip() -> bool {
+    if Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !in_ci && std::env::var("SSDLAB_SKIP_FIO").is_ok_and(|v| v == "1") {
+        eprintln!("SKIPPED: fio is not installed (SSDLAB_SKIP_FIO=1)");
+        return false;
+    }
+    panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+}
+
+/// The header of a measured CSV (`../shared/calibration/measured.csv`'s columns).
+pub const MEASURED_CSV_HEAD: &str =
+    "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
