@@ -446,16 +446,10 @@ fn rate_limits_each_direction_as_fio() {
 
 #[test]
 fn verify_reads_count_as_the_jobs_reads_as_fio() {
-    if !fio_available() {
-        let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-            eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-            return;
-        }
-        panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
+    if !fio_or_skip() {
+        return;
     }
-    let dir = work_dir().join("verify");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = disk_temp_dir("fio-vs-verify");
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
     let job = dir.join("verify.fio");

@@ -6,33 +6,19 @@
 //! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
 
+mod common;
+
+use common::{disk_temp_dir, fio_or_skip, TestDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const FILE_BYTES: u64 = 16 << 20;
 
-fn fio_available() -> bool {
-    Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-/// True when the test should run; panics without fio under CI.
-fn need_fio() -> bool {
-    if fio_available() {
-        return true;
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    if !in_ci && std::env::var_os("SSDLAB_SKIP_FIO").is_some() {
-        eprintln!("SKIPPED on request (SSDLAB_SKIP_FIO): fio is not installed");
-        return false;
-    }
-    panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
-}
-
-fn work_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fio-vs-ssdlab-control-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+/// A fresh working directory with the test file (removed when the test ends).
+fn work_dir(name: &str) -> TestDir {
+    let d = disk_temp_dir(&format!("fio-vs-control-{name}"));
     std::fs::write(d.join("data.img"), vec![0u8; FILE_BYTES as usize]).unwrap();
     d
 }
@@ -81,7 +67,7 @@ const LAT_JOB: &str = "[j]\nfilename=DATA\nioengine=libaio\ndirect=1\nrw=randrea
 
 #[test]
 fn latency_target_search_as_fio() {
-    if !need_fio() {
+    if !fio_or_skip() {
         return;
     }
     let dir = work_dir("lat");
@@ -128,7 +114,7 @@ fn latency_target_search_as_fio() {
 
 #[test]
 fn flow_weights_as_fio() {
-    if !need_fio() {
+    if !fio_or_skip() {
         return;
     }
     let dir = work_dir("flow");
