@@ -108,7 +108,7 @@ pub fn split_ws<'a>(line: &'a str, out: &mut [&'a str]) -> usize {
 }
 
 /// A non-negative decimal integer. Up to 19 digits (no overflow possible) eight at a time;
-/// anything else, errors included, goes to [`uint_checked`].
+/// anything else, errors included, goes to `uint_checked`.
 #[inline]
 pub fn uint(s: &str, what: &str) -> Result<u64, String> {
     let b = s.as_bytes();
