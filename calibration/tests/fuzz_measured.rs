@@ -9,7 +9,7 @@ use calibration::exec::group;
 use calibration::measured::parse;
 use calibration::plan::DriveFacts;
 use calibration::validate::plan_rows;
-use nand_model::mutate::{mutate, Mutation, TOKENS};
+use nand_model::mutate::{mutate, Mutation, Unfinished, HANG_LIMIT, TOKENS};
 use proptest::prelude::*;
 
 /// Rows in the schema of shared/calibration/measured.csv, one of each kind the planner maps.
@@ -24,25 +24,16 @@ rel,tiny,,6,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,power stat
 app,tiny,,,vdbench,steady,Oracle profile,,83.14,80%,,,iops,123815,iops,dedupratio 3
 ";
 
-/// Longest one input may take: parsing (and resolving) one input takes micro- to milliseconds,
-/// so only a hang, an unbounded loop on some input, reaches it. The input runs on a thread so
-/// that a hang fails the test with the input instead of stalling it (no fork needed).
-const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// [`check_unbounded`] within [`HANG_LIMIT`]; a panic on the thread is a failure too.
+/// [`check_unbounded`] within the shared hang limit (`nand_model::mutate::HANG_LIMIT`); a panic
+/// on its thread is a failure too.
 fn check(text: &str) -> Result<(), TestCaseError> {
-    use std::sync::mpsc::{channel, RecvTimeoutError};
     let owned = text.to_string();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(check_unbounded(&owned));
-    });
-    match rx.recv_timeout(HANG_LIMIT) {
+    match nand_model::mutate::within_hang_limit(move || check_unbounded(&owned)) {
         Ok(r) => r,
-        Err(RecvTimeoutError::Timeout) => {
+        Err(Unfinished::Hang) => {
             Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
         }
-        Err(RecvTimeoutError::Disconnected) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
+        Err(Unfinished::Panicked) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
     }
 }
 

@@ -99,6 +99,42 @@ pub fn mutate(text: &str, edits: &[Mutation]) -> String {
     String::from_utf8_lossy(&b).into_owned()
 }
 
+/// Longest one fuzz input may take: parsing (and resolving) one input takes micro- to
+/// milliseconds, so only a hang, an unbounded loop on some input, reaches it.
+pub const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Why a bounded check gave no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unfinished {
+    /// Still running after [`HANG_LIMIT`].
+    Hang,
+    /// The check panicked (its message is already printed).
+    Panicked,
+}
+
+/// Runs `check` on a thread and waits at most [`HANG_LIMIT`] for its result, so a hang fails a
+/// fuzz test with its input instead of stalling it (no fork needed; a hung thread is left
+/// behind, which only matters in a test that fails anyway).
+pub fn within_hang_limit<T: Send + 'static>(check: impl FnOnce() -> T + Send + 'static) -> Result<T, Unfinished> {
+    within(HANG_LIMIT, check)
+}
+
+/// [`within_hang_limit`] with another limit.
+pub fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    check: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Unfinished> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(check());
+    });
+    rx.recv_timeout(limit).map_err(|e| match e {
+        RecvTimeoutError::Timeout => Unfinished::Hang,
+        RecvTimeoutError::Disconnected => Unfinished::Panicked,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +154,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_hang_or_a_panic_is_reported_and_a_result_passes() {
+        // Generous where an answer comes at once (a loaded machine may take a while to run
+        // the thread), short where it never comes.
+        assert_eq!(within(HANG_LIMIT, || 7), Ok(7));
+        let hang = within(std::time::Duration::from_millis(200), || std::thread::sleep(HANG_LIMIT * 360));
+        assert_eq!(hang, Err(Unfinished::Hang));
+        assert_eq!(within(HANG_LIMIT, || -> u8 { panic!("on purpose") }), Err(Unfinished::Panicked));
     }
 }
