@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""Steady-state spread of a FOB curve: per-second and per-minute IOPS CoV after 1 drive write.
+
+Usage: scripts/fob-cov.py DIR/fob.csv [...]   (from `ssdlab fob --out DIR`)
+Prints, for the part of the curve after 1 drive write: mean IOPS, population CoV of the
+per-second write IOPS, zero-IOPS seconds, min/max, and the CoV of whole-minute means.
+"""
+import csv
+import statistics as st
+import sys
+
+for path in sys.argv[1:]:
+    rows = [r for r in csv.DictReader(open(path)) if float(r["drive_writes"]) > 1.0]
+    x = [float(r["write_iops"]) for r in rows]
+    if len(x) < 120:
+        sys.exit(f"{path}: fewer than 120 seconds after 1 drive write")
+    mean = st.mean(x)
+    minutes = [st.mean(x[i:i + 60]) for i in range(0, len(x) - 59, 60)]
+    print(f"{path}: {len(x)} s after 1 drive write: mean {mean:,.0f} IOPS, "
+          f"CoV per second {st.pstdev(x) / mean * 100:.1f}%, zero-IOPS seconds {sum(v == 0 for v in x)}, "
+          f"min {min(x):,.0f}, max {max(x):,.0f}, CoV per minute {st.pstdev(minutes) / st.mean(minutes) * 100:.2f}%")
