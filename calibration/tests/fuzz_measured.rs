@@ -9,7 +9,7 @@ use calibration::exec::group;
 use calibration::measured::parse;
 use calibration::plan::DriveFacts;
 use calibration::validate::plan_rows;
-use nand_model::mutate::{mutate, Mutation, Unfinished, HANG_LIMIT, TOKENS};
+use nand_model::mutate::{mutate, Mutation, TOKENS};
 use proptest::prelude::*;
 
 /// Rows in the schema of shared/calibration/measured.csv, one of each kind the planner maps.
@@ -24,17 +24,9 @@ rel,tiny,,6,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,power stat
 app,tiny,,,vdbench,steady,Oracle profile,,83.14,80%,,,iops,123815,iops,dedupratio 3
 ";
 
-/// [`check_unbounded`] within the shared hang limit (`nand_model::mutate::HANG_LIMIT`); a panic
-/// on its thread is a failure too.
+/// [`check_unbounded`] within the shared hang limit; a hang or a panic fails with the input.
 fn check(text: &str) -> Result<(), TestCaseError> {
-    let owned = text.to_string();
-    match nand_model::mutate::within_hang_limit(move || check_unbounded(&owned)) {
-        Ok(r) => r,
-        Err(Unfinished::Hang) => {
-            Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
-        }
-        Err(Unfinished::Panicked) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
-    }
+    nand_model::mutate::bounded_check(text, check_unbounded, TestCaseError::fail)
 }
 
 fn check_unbounded(text: &str) -> Result<(), TestCaseError> {

@@ -8,7 +8,7 @@
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::layout::scale_geometry;
 use ftl::profile::{parse, EMBEDDED};
-use nand_model::mutate::{mutate, Mutation, Unfinished, HANG_LIMIT};
+use nand_model::mutate::{mutate, Mutation};
 use proptest::prelude::*;
 
 /// Simulated NAND this test builds at most (the scale divides bigger drives down to it).
@@ -30,17 +30,9 @@ fn seeds() -> Vec<String> {
     v
 }
 
-/// [`check_unbounded`] within the shared hang limit (`nand_model::mutate::HANG_LIMIT`); a panic
-/// on its thread is a failure too.
+/// [`check_unbounded`] within the shared hang limit; a hang or a panic fails with the input.
 fn check(text: &str) -> Result<(), TestCaseError> {
-    let owned = text.to_string();
-    match nand_model::mutate::within_hang_limit(move || check_unbounded(&owned)) {
-        Ok(r) => r,
-        Err(Unfinished::Hang) => {
-            Err(TestCaseError::fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}")))
-        }
-        Err(Unfinished::Panicked) => Err(TestCaseError::fail(format!("panicked (above) on:\n{text}"))),
-    }
+    nand_model::mutate::bounded_check(text, check_unbounded, TestCaseError::fail)
 }
 
 fn check_unbounded(text: &str) -> Result<(), TestCaseError> {

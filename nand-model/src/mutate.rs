@@ -119,6 +119,21 @@ pub fn within_hang_limit<T: Send + 'static>(check: impl FnOnce() -> T + Send + '
     within(HANG_LIMIT, check)
 }
 
+/// A fuzz test's check of one input, bounded: `check(text)` within [`HANG_LIMIT`], a hang or a
+/// panic turned into the test's error (`fail`) with the input in its message.
+pub fn bounded_check<E: Send + 'static>(
+    text: &str,
+    check: fn(&str) -> Result<(), E>,
+    fail: fn(String) -> E,
+) -> Result<(), E> {
+    let owned = text.to_string();
+    match within_hang_limit(move || check(&owned)) {
+        Ok(r) => r,
+        Err(Unfinished::Hang) => Err(fail(format!("no result within {HANG_LIMIT:?} (a hang) on:\n{text}"))),
+        Err(Unfinished::Panicked) => Err(fail(format!("panicked (above) on:\n{text}"))),
+    }
+}
+
 /// [`within_hang_limit`] with another limit.
 pub fn within<T: Send + 'static>(
     limit: std::time::Duration,
@@ -164,5 +179,9 @@ mod tests {
         let hang = within(std::time::Duration::from_millis(200), || std::thread::sleep(HANG_LIMIT * 360));
         assert_eq!(hang, Err(Unfinished::Hang));
         assert_eq!(within(HANG_LIMIT, || -> u8 { panic!("on purpose") }), Err(Unfinished::Panicked));
+        let panics: fn(&str) -> Result<(), String> = |_| panic!("on purpose");
+        let err = bounded_check("the input", panics, |m| m).unwrap_err();
+        assert!(err.contains("panicked") && err.contains("the input"), "{err}");
+        assert_eq!(bounded_check("x", |t| Err(t.to_string()), |m| m), Err("x".to_string()));
     }
 }
