@@ -144,6 +144,27 @@ fn job_json(out: &std::process::Output, who: &str) -> Value {
     v["jobs"][0].clone()
 }
 
+/// Runs real fio on `job` with its JSON report in `json` (read back as its stdout), in `cwd`
+/// when given.
+fn run_fio(job: &Path, json: &Path, cwd: Option<&Path>) -> std::process::Output {
+    let mut cmd = Command::new("fio");
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    let out =
+        cmd.args(["--output-format=json", &format!("--output={}", json.display())]).arg(job).output().expect("run fio");
+    std::process::Output { stdout: std::fs::read(json).unwrap_or_default(), ..out }
+}
+
+/// Runs `ssdlab run JOB --target DATA` over the test file, JSON on stdout.
+fn run_ssdlab_target(job: &Path, data: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
+        .output()
+        .expect("run ssdlab")
+}
+
 #[test]
 fn fio_and_ssdlab_issue_the_same_ios() {
     if !fio_or_skip() {
@@ -168,18 +189,8 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         let (fio_job, ssd_job) = (dir.join(format!("{}.fio", case.name)), dir.join(format!("{}.ssd.fio", case.name)));
         std::fs::write(&fio_job, job(&fio_log)).unwrap();
         std::fs::write(&ssd_job, job(&ssd_log)).unwrap();
-        let fio_out = dir.join(format!("{}.fio.json", case.name));
-        let fio = Command::new("fio")
-            .args(["--output-format=json", &format!("--output={}", fio_out.display())])
-            .arg(&fio_job)
-            .output()
-            .expect("run fio");
-        let fio = std::process::Output { stdout: std::fs::read(&fio_out).unwrap_or_default(), ..fio };
-        let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-            .args(["run", ssd_job.to_str().unwrap(), "--target", data.to_str().unwrap()])
-            .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
-            .output()
-            .expect("run ssdlab");
+        let fio = run_fio(&fio_job, &dir.join(format!("{}.fio.json", case.name)), None);
+        let ssd = run_ssdlab_target(&ssd_job, &data);
         let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
         let name = case.name;
 
@@ -457,18 +468,8 @@ fn verify_reads_count_as_the_jobs_reads_as_fio() {
     std::fs::write(&job, format!("[v]\nfilename={}\n{body}", data.display())).unwrap();
     let fio_json = dir.join("verify.json");
     // fio saves its verify state (local-v-0-verify.state) in the working directory.
-    let fio = Command::new("fio")
-        .current_dir(&dir)
-        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
-        .arg(&job)
-        .output()
-        .expect("run fio");
-    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
-    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
-        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
-        .output()
-        .expect("run ssdlab");
+    let fio = run_fio(&job, &fio_json, Some(&dir));
+    let ssd = run_ssdlab_target(&job, &data);
     for (who, j) in [("fio", job_json(&fio, "fio")), ("ssdlab", job_json(&ssd, "ssdlab"))] {
         // fio's verify phase reads back every block written, counted as the job's reads, and
         // each phase's time goes to the directions it used.
