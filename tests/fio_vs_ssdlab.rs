@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{disk_temp_dir, fio_or_skip};
+use common::{disk_temp_dir, fio_or_skip, run_fio, run_ssdlab_target};
 
 const FILE_BYTES: u64 = 16 << 20;
 
@@ -144,27 +144,6 @@ fn job_json(out: &std::process::Output, who: &str) -> Value {
     v["jobs"][0].clone()
 }
 
-/// Runs real fio on `job` with its JSON report in `json` (read back as its stdout), in `cwd`
-/// when given.
-fn run_fio(job: &Path, json: &Path, cwd: Option<&Path>) -> std::process::Output {
-    let mut cmd = Command::new("fio");
-    if let Some(d) = cwd {
-        cmd.current_dir(d);
-    }
-    let out =
-        cmd.args(["--output-format=json", &format!("--output={}", json.display())]).arg(job).output().expect("run fio");
-    std::process::Output { stdout: std::fs::read(json).unwrap_or_default(), ..out }
-}
-
-/// Runs `ssdlab run JOB --target DATA` over the test file, JSON on stdout.
-fn run_ssdlab_target(job: &Path, data: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
-        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
-        .output()
-        .expect("run ssdlab")
-}
-
 #[test]
 fn fio_and_ssdlab_issue_the_same_ios() {
     if !fio_or_skip() {
@@ -190,7 +169,7 @@ fn fio_and_ssdlab_issue_the_same_ios() {
         std::fs::write(&fio_job, job(&fio_log)).unwrap();
         std::fs::write(&ssd_job, job(&ssd_log)).unwrap();
         let fio = run_fio(&fio_job, &dir.join(format!("{}.fio.json", case.name)), None);
-        let ssd = run_ssdlab_target(&ssd_job, &data);
+        let ssd = run_ssdlab_target(&ssd_job, &data, FILE_BYTES);
         let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
         let name = case.name;
 
@@ -313,13 +292,7 @@ fn replaying_fios_iolog_v3_issues_its_entries() {
     };
     let fio_job = dir.join("replay.fio");
     std::fs::write(&fio_job, job(None)).unwrap();
-    let fio_json = dir.join("replay.fio.json");
-    let fio = Command::new("fio")
-        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
-        .arg(&fio_job)
-        .output()
-        .expect("run fio");
-    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
+    let fio = run_fio(&fio_job, &dir.join("replay.fio.json"), None);
     let f = job_json(&fio, "fio replay");
 
     // ssdlab on the same file and on a simulated drive; its write_iolog shows what it issued.
@@ -435,18 +408,8 @@ fn rate_limits_each_direction_as_fio() {
         ),
     )
     .unwrap();
-    let fio_json = dir.join("rate.json");
-    let fio = Command::new("fio")
-        .args(["--output-format=json", &format!("--output={}", fio_json.display())])
-        .arg(&job)
-        .output()
-        .expect("run fio");
-    let fio = std::process::Output { stdout: std::fs::read(&fio_json).unwrap_or_default(), ..fio };
-    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
-        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
-        .output()
-        .expect("run ssdlab");
+    let fio = run_fio(&job, &dir.join("rate.json"), None);
+    let ssd = run_ssdlab_target(&job, &data, FILE_BYTES);
     let (f, s) = (job_json(&fio, "fio"), job_json(&ssd, "ssdlab"));
     for (d, want) in [("read", 300.0), ("write", 100.0)] {
         let (fi, si) = (f[d]["total_ios"].as_f64().unwrap(), s[d]["total_ios"].as_f64().unwrap());
@@ -469,7 +432,7 @@ fn verify_reads_count_as_the_jobs_reads_as_fio() {
     let fio_json = dir.join("verify.json");
     // fio saves its verify state (local-v-0-verify.state) in the working directory.
     let fio = run_fio(&job, &fio_json, Some(&dir));
-    let ssd = run_ssdlab_target(&job, &data);
+    let ssd = run_ssdlab_target(&job, &data, FILE_BYTES);
     for (who, j) in [("fio", job_json(&fio, "fio")), ("ssdlab", job_json(&ssd, "ssdlab"))] {
         // fio's verify phase reads back every block written, counted as the job's reads, and
         // each phase's time goes to the directions it used.

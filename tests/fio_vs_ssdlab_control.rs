@@ -8,11 +8,10 @@
 
 mod common;
 
-use common::{disk_temp_dir, fio_or_skip, TestDir};
+use common::{disk_temp_dir, fio_or_skip, run_fio, run_ssdlab_target, TestDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 const FILE_BYTES: u64 = 16 << 20;
 
@@ -29,25 +28,15 @@ fn both(dir: &Path, name: &str, body: &str) -> [(i32, Vec<Value>); 2] {
     let data = dir.join("data.img");
     let job = dir.join(format!("{name}.fio"));
     std::fs::write(&job, body.replace("DATA", data.to_str().unwrap())).unwrap();
-    let out = dir.join(format!("{name}.fio.json"));
-    let fio = Command::new("fio")
-        .args(["--output-format=json", &format!("--output={}", out.display())])
-        .arg(&job)
-        .output()
-        .expect("run fio");
-    let ssd = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
-        .args(["--target-size", &FILE_BYTES.to_string(), "--output-format", "json"])
-        .output()
-        .expect("run ssdlab");
+    let fio = run_fio(&job, &dir.join(format!("{name}.fio.json")), None);
+    let ssd = run_ssdlab_target(&job, &data, FILE_BYTES);
     let jobs = |bytes: &[u8], who: &str| -> Vec<Value> {
         let v: Value = serde_json::from_slice(bytes)
             .unwrap_or_else(|e| panic!("{name}: {who} JSON: {e}: {}", String::from_utf8_lossy(bytes)));
         v["jobs"].as_array().unwrap().clone()
     };
-    let fio_json = std::fs::read(&out).unwrap_or_default();
     [
-        (fio.status.code().unwrap_or(-1), jobs(&fio_json, "fio")),
+        (fio.status.code().unwrap_or(-1), jobs(&fio.stdout, "fio")),
         (ssd.status.code().unwrap_or(-1), jobs(&ssd.stdout, "ssdlab")),
     ]
 }

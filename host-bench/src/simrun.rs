@@ -350,16 +350,17 @@ impl SimSession {
         let (mut peak, mut thr) = (0.0f64, 0u64);
         let from = meter.partition_point(|iv| iv.start_ns < a.t_ns);
         let inside = &meter[from..meter.partition_point(|iv| iv.start_ns < b.t_ns)];
+        // Each meter interval's peak rides on that interval's own datapath power (where the
+        // counters resolve it), so a span's peak is the highest of its intervals' peaks and
+        // never below a shorter span's inside it. An interval's end sample is the next one's start.
+        let mut sa = self.target.sample_at(inside.first().map_or(a.t_ns, |iv| iv.start_ns));
         for (k, iv) in inside.iter().enumerate() {
-            // Each meter interval's peak rides on that interval's own datapath power (where the
-            // counters resolve it), so a span's peak is the highest of its intervals' peaks and
-            // never below a shorter span's inside it.
-            let end = inside.get(k + 1).map_or(b.t_ns, |n| n.start_ns);
-            let (sa, sb) = (self.target.sample_at(iv.start_ns), self.target.sample_at(end));
+            let sb = self.target.sample_at(inside.get(k + 1).map_or(b.t_ns, |n| n.start_ns));
             let dt = sb.t_ns.saturating_sub(sa.t_ns) as f64 / 1e9;
             let dp_w = if dt > 0.0 { datapath_w(&delta(&sa.counters, &sb.counters), dt) } else { span_datapath_w };
             peak = peak.max(idle_w + dp_w + iv.peak_w);
             thr += iv.throttled_ns;
+            sa = sb;
         }
         if inside.is_empty() {
             peak = idle_w + span_datapath_w;

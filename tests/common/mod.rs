@@ -79,3 +79,24 @@ pub fn fio_or_skip() -> bool {
 /// The header of a measured CSV (`../shared/calibration/measured.csv`'s columns).
 pub const MEASURED_CSV_HEAD: &str =
     "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
+
+/// Runs real fio on `job` with its JSON report in `json` (read back as its stdout), in `cwd`
+/// when given.
+pub fn run_fio(job: &Path, json: &Path, cwd: Option<&Path>) -> Output {
+    let mut cmd = Command::new("fio");
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    let out =
+        cmd.args(["--output-format=json", &format!("--output={}", json.display())]).arg(job).output().expect("run fio");
+    Output { stdout: std::fs::read(json).unwrap_or_default(), ..out }
+}
+
+/// `ssdlab run JOB --target DATA --target-size BYTES` with the JSON report on stdout.
+pub fn run_ssdlab_target(job: &Path, data: &Path, bytes: u64) -> Output {
+    Command::new(bin())
+        .args(["run", job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .args(["--target-size", &bytes.to_string(), "--output-format", "json"])
+        .output()
+        .expect("run ssdlab")
+}
