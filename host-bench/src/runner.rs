@@ -78,6 +78,10 @@ pub struct RunOptions<'a> {
     /// this run's jobs draw the random streams, and report the group ids, that they would have
     /// had in one uninterrupted run, so continuing from a snapshot gives the same bytes.
     pub continued: RunPosition,
+    /// Earlier runs of the same session. fio reseeds a job with `randrepeat=0` from the clock
+    /// at every invocation; here such a job's streams are keyed by this count instead, so a
+    /// session's runs draw different offsets while the whole session still repeats from `seed`.
+    pub reseed: u32,
 }
 
 /// Receives submitted I/Os in batches (see [`RunOptions::on_submit`]).
@@ -122,6 +126,7 @@ impl RunOptions<'_> {
             on_submit: None,
             on_complete: None,
             continued: RunPosition::default(),
+            reseed: 0,
         }
     }
 }

@@ -136,6 +136,9 @@ pub struct SimSession {
     /// Job sections and groups the drive ran before this session's runs (restored from a
     /// snapshot, or a sweep's shared preconditioning); [`SimSession::run`] continues from it.
     pub position: RunPosition,
+    /// Runs started in this session: jobs with `randrepeat=0` draw new offsets in each
+    /// ([`RunOptions::reseed`]).
+    pub runs: u32,
 }
 
 /// Power figures of a span of simulated time.
@@ -198,6 +201,7 @@ impl SimSession {
             scale_divisor: opts.scale_divisor,
             power_cap_w: opts.power_cap_w,
             position: RunPosition::default(),
+            runs: 0,
         }
     }
 
@@ -259,6 +263,8 @@ impl SimSession {
         opts.on_submit = on_submit;
         opts.on_complete = on_complete;
         opts.continued = self.position;
+        opts.reseed = self.runs;
+        self.runs = self.runs.saturating_add(1);
         match recorder {
             None => run(job, &mut self.target, &mut opts),
             Some(rec) => run(job, &mut Observed { target: &mut self.target, rec }, &mut opts),

@@ -21,7 +21,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "bsrange", aliases: &["blocksize_range"], support: Refused, meaning: "use bssplit with the block sizes you want", source: "fio 3.33" },
     OptionDef { name: "bssplit", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "bs_unaligned", aliases: &["blocksize_unaligned"], support: Accepted, meaning: "no effect in ssdlab", source: "fio 3.33" },
-    OptionDef { name: "randrepeat", aliases: &[], support: Accepted, meaning: "runs are always repeatable from --seed; 0 does not reseed from the clock", source: "fio 3.33" },
+    OptionDef { name: "randrepeat", aliases: &[], support: Accepted, meaning: "1 (fio's default): each run of a session replays the same offsets, as fio does; 0: each run draws new ones (fio reseeds from the clock; here from the run's place in the session, so sessions still repeat from --seed)", source: "fio 3.33" },
     OptionDef { name: "randseed", aliases: &[], support: Accepted, meaning: "runs are always repeatable; the seed is ssdlab's --seed", source: "fio 3.33" },
     OptionDef { name: "norandommap", aliases: &[], support: Implemented, meaning: "fio's meaning; the default keeps a random map of 1 bit per block (each block once per loop)", source: "fio 3.33" },
     OptionDef { name: "ignore_error", aliases: &[], support: Accepted, meaning: "a device error ends the run (exit 1)", source: "fio 3.33" },

@@ -76,7 +76,10 @@ pub(super) fn new_instance(
     // Jobs of a run continued from a snapshot draw the streams they would have had in one run.
     let job_no = job_index as u64 + u64::from(opts.continued.jobs);
     let streams = RngStreams::new(opts.seed);
-    let rng = streams.stream(StreamId::Host, (job_no << 20) | u64::from(clone));
+    // `randrepeat=0`: this run's streams differ from every earlier run's (see `RunOptions::reseed`).
+    let run_key = if spec.randrepeat { 0 } else { (u64::from(opts.reseed) + 1) << 44 };
+    let key = run_key | (job_no << 20) | u64::from(clone);
+    let rng = streams.stream(StreamId::Host, key);
     let ts = opts.time_scale;
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
@@ -117,7 +120,7 @@ pub(super) fn new_instance(
         issued_bytes: 0,
         issued_ios: 0,
         rate: {
-            let r = streams.stream(StreamId::HostRate, (job_no << 20) | u64::from(clone));
+            let r = streams.stream(StreamId::HostRate, key);
             // A replayed log keeps its own pace.
             rate::RateState::new(spec, r).filter(|_| !replay)
         },

@@ -108,8 +108,11 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     let cap = bench.info().capacity_bytes;
     let per_job = ((cap as f64 * o.drive_writes / o.threads as f64) as u64 / u64::from(o.bs_bytes)).max(1)
         * u64::from(o.bs_bytes);
+    // Uniformly random offsets, as SNIA's WSAT defines them (no random map: fio's default makes each
+    // drive write a permutation, whose steady state has a lower WA).
     let text = format!(
-        "[randwrite]\nrw=randwrite\nbs={}\niodepth={}\nnumjobs={}\ngroup_reporting\nio_size={per_job}\nruntime={}ms\n",
+        "[randwrite]\nrw=randwrite\nbs={}\niodepth={}\nnumjobs={}\ngroup_reporting\nio_size={per_job}\nruntime={}ms\n\
+         norandommap=1\nrandrepeat=0\n",
         o.bs_bytes,
         o.qd,
         o.threads,

@@ -242,6 +242,12 @@ pub fn plan(o: &PtsOptions) -> Vec<Segment> {
     }
 }
 
+/// Every cell draws uniformly random offsets (no random map) from a seed of its own round: with
+/// fio's defaults each round would replay the previous round's offsets cell by cell, its writes
+/// would invalidate the blocks the previous round filled in the order it filled them, and GC
+/// would be nearly free.
+const PTS_RANDOM: &str = "norandommap=1\nrandrepeat=0\n";
+
 /// fio text of one cell, stonewalled so cells run one after another.
 fn cell_job(name: &str, c: &Cell, threads: u32, qd: u32, cell_s: f64) -> String {
     let rw = match (c.sequential, c.read_pct) {
@@ -253,7 +259,7 @@ fn cell_job(name: &str, c: &Cell, threads: u32, qd: u32, cell_s: f64) -> String 
         (false, m) => format!("randrw\nrwmixread={m}"),
     };
     format!(
-        "[{name}]\nstonewall\nrw={rw}\nbs={}\niodepth={qd}\nnumjobs={threads}\ngroup_reporting\n{}",
+        "[{name}]\nstonewall\nrw={rw}\nbs={}\niodepth={qd}\nnumjobs={threads}\ngroup_reporting\n{PTS_RANDOM}{}",
         bs_str(c.bs_bytes),
         runtime_opt(cell_s)
     )
