@@ -451,7 +451,7 @@ fn check_rivals(chrome: &Path, page: &Path, spec: &lessons::RunSpec, k: usize) {
         .filter(|&b| b != victim)
         .map(|b| (b, &blocks[b as usize]))
         .filter(|(_, r)| r.state == 2 && r.wp > 0 && r.valid < mpb)
-        .map(|(b, r)| (ftl::gc_policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
+        .map(|(b, r)| (ftl::gc::policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
         .collect();
     want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let want: Vec<(u32, f64)> = want.iter().take(5).map(|&(s, b)| (b, s)).collect();

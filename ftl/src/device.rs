@@ -10,15 +10,15 @@
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
 mod construct;
-mod gc_pacing;
 mod nand_events;
 mod program_gate;
 mod read_path;
 mod rmw_path;
 mod write_path;
 
-use crate::core::{CoreConfig, CoreEvent, FtlCore, Step, HOST};
+use crate::core::{CoreConfig, CoreEvent, FtlCore, HOST};
 use crate::dev_events::{Class, DevEvents};
+use crate::gc::Pacing;
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::read_ahead::ReadAhead;
@@ -147,7 +147,7 @@ impl Counters {
 const TAG_READ: u64 = 1 << 56;
 const TAG_GC_READ: u64 = 2 << 56;
 const TAG_PROG: u64 = 3 << 56;
-const TAG_ERASE: u64 = 4 << 56;
+pub(crate) const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
 const TAG_RMW: u64 = 6 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
@@ -200,29 +200,6 @@ pub(crate) struct PuRec {
     host_mus: u32,
     stream: u8,
     seq: u64,
-}
-
-/// Progress of the GC victim being relocated, paced against host writes.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
-pub(crate) struct Pacing {
-    victim: u32,
-    /// Word lines the victim holds.
-    wls_total: u64,
-    /// MUs its erase will free (block size minus valid at selection).
-    gain_mus: u64,
-    /// Host MUs written since it was selected.
-    host_mus: u64,
-    wls_done: u64,
-    /// The pacing target passes `wls_done` once `host_mus` reaches this (saves a division per
-    /// host write): ceil(h * wls_total / gain_mus) > d  <=>  h >= d * gain_mus / wls_total + 1.
-    next_at: u64,
-}
-
-impl Pacing {
-    fn set_done(&mut self, wls_done: u64) {
-        self.wls_done = wls_done;
-        self.next_at = wls_done * self.gain_mus / self.wls_total.max(1) + 1;
-    }
 }
 
 /// What stops host writes at the moment, for stall-time accounting.

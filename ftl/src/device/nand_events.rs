@@ -4,7 +4,7 @@ use super::*;
 
 impl SimSsd {
     #[inline]
-    pub(super) fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
+    pub(crate) fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
         if ev.is_empty() {
             return;
         }
@@ -88,12 +88,7 @@ impl SimSsd {
                 self.erase_ready_victims();
                 self.try_admit();
             }
-            TAG_ERASE => {
-                self.core.erase_done(id as u32);
-                self.pending_erases -= 1;
-                self.try_admit();
-                self.maybe_gc();
-            }
+            TAG_ERASE => self.on_erase_done(id as u32),
             _ => {}
         }
     }

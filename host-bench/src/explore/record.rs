@@ -124,7 +124,7 @@ fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
     let mut c: Vec<(f64, u32)> = t
         .die_blocks(v / ssd.core.layout.blocks_per_die.max(1))
         .filter(|&b| b != v && t.is_candidate(b, mpb))
-        .map(|b| (ftl::gc_policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
+        .map(|b| (ftl::gc::policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
         .collect();
     c.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     c.iter().take(RIVALS).map(|&(s, b)| (b, t.valid[b as usize], Some(s).filter(|s| s.is_finite()))).collect()
@@ -241,7 +241,7 @@ impl Recorder {
                     victims.push(VictimRec {
                         block: b,
                         valid,
-                        score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                        score: Some(ftl::gc::policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
                         rivals: rivals(ssd, b),
                     });
                 }

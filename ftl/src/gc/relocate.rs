@@ -1,7 +1,46 @@
 //! GC relocation: moving a victim's live units to the GC stream word line by word line, with the
 //! reads they need and the mapping prefetches that hide their cache misses.
 
-use super::*;
+use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
+
+/// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
+/// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
+/// instructions, on u128 they branch.
+#[inline(always)]
+fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> Option<u32> {
+    for (mut half, base) in [(bits as u64, first), ((bits >> 64) as u64, first + 64)] {
+        while half != 0 {
+            let unit = base + half.trailing_zeros();
+            if !f(unit) {
+                return Some(unit);
+            }
+            half &= half - 1;
+        }
+    }
+    None
+}
+
+/// Mapping entries of GC's next word line prefetched per host command.
+const GC_PREFETCH_PER_COMMAND: u32 = 12;
+
+/// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
+pub(crate) struct Ahead {
+    pub(crate) victim: u32,
+    pub(crate) wl: u32,
+    pub(crate) next: u32,
+    pub(crate) end: u32,
+}
+
+/// Where GC relocation is writing: the next free unit of the GC stream's open program unit, the
+/// units left in it, the units bound there but not yet committed, and units moved so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    dst: u32,
+    room: u32,
+    len: u32,
+    moved: u32,
+}
 
 impl FtlCore {
     /// Relocates every valid MU of `victim` to the GC stream at once (the timeless driver and
@@ -59,13 +98,13 @@ impl FtlCore {
     }
 
     /// Whether the GC stream can take another word line's worth of units.
-    pub(super) fn gc_has_room_for_unit(&self) -> bool {
+    fn gc_has_room_for_unit(&self) -> bool {
         self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
     }
 
     /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
     /// (the P2L entries) and live bits, which the mapping-entry prefetches then read.
-    pub(super) fn aim_prefetch(&mut self, victim: u32, wl: u32) {
+    fn aim_prefetch(&mut self, victim: u32, wl: u32) {
         let (first, end) = self.wl_units(victim, wl);
         self.ahead = Ahead { victim, wl, next: first, end };
         let mut ppn = first;
@@ -82,7 +121,7 @@ impl FtlCore {
     /// misses; a whole word line's at once stalls the CPU on all of them together, so the
     /// host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
     /// relocation fetches whatever is left before it moves the word line.
-    pub(super) fn prefetch_ahead(&mut self, max: u32) {
+    fn prefetch_ahead(&mut self, max: u32) {
         let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
         while next < end && left > 0 {
             let w = next / 64;
@@ -115,7 +154,7 @@ impl FtlCore {
 
     /// Physical units `first..end` of word line `wl` of `victim` that hold data (none past the
     /// block's write pointer).
-    pub(super) fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
+    fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
         let l = &self.layout;
         let written = self.blocks.write_ptr[victim as usize];
         let base = l.first_ppn(victim);
@@ -125,7 +164,7 @@ impl FtlCore {
     /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
     /// per page type with live data) are emitted first, so every program carrying this data
     /// waits for them.
-    pub(super) fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
+    fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
         let (first, end) = self.wl_units(victim, wl);
         if first >= end {
             return;
@@ -140,7 +179,7 @@ impl FtlCore {
 
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
     /// one multi-plane read per page type holding live data. Returns how many units are live.
-    pub(super) fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+    fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
         let l = self.layout;
         let bits = (l.geo.bits_per_cell as usize).min(4);
         let mut planes = [0u8; 4];
@@ -166,7 +205,7 @@ impl FtlCore {
 
     /// Relocates a word line of at most 128 units whose live units are the set bits of `live`
     /// (bit i = physical unit `first + i`).
-    pub(super) fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
+    fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
         let mpp = self.layout.mus_per_page;
         let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
         let page_live = |k: u32| {
@@ -195,7 +234,7 @@ impl FtlCore {
     /// fills them. False if the GC stream has no room (cannot happen: room for a whole unit is
     /// checked before each word line; if it did, the rest would stay live in the victim).
     #[inline(always)]
-    pub(super) fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
+    fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
         if run.room == 0 {
             self.commit_run(run, out);
             let Ok((dst, room)) = self.unit_room(GC) else { return false };
@@ -218,7 +257,7 @@ impl FtlCore {
 
     /// Commits the units bound in `run` (if any) and sets their live bits.
     #[inline]
-    pub(super) fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
+    fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
         if run.len > 0 {
             self.live.set_range(run.dst - run.len, run.len);
             self.commit(GC, run.len, run.len, 0, out);
@@ -226,14 +265,14 @@ impl FtlCore {
     }
 
     /// Commits the last partial run and settles the victim's count and the GC statistics.
-    pub(super) fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
         self.commit_run(&run, out);
         self.blocks.valid[victim as usize] -= run.moved;
         self.stats.gc_write_mus += run.moved as u64;
     }
 
     /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
-    pub(super) fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
+    fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
         let mpp = self.layout.mus_per_page;
         let page_live = |k: u32| {
             let first = lo + k * mpp;
