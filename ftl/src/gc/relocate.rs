@@ -163,18 +163,63 @@ impl FtlCore {
 
     /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
     /// per page type with live data) are emitted first, so every program carrying this data
-    /// waits for them.
+    /// waits for them. The units move in offset order, 128 live bits at a time (one chunk for
+    /// any word line of up to 128 units).
     fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
         let (first, end) = self.wl_units(victim, wl);
         if first >= end {
             return;
         }
-        if end - first <= 128 {
-            let live = self.live.bits(first, end - first);
-            self.relocate_units(victim, first, live, out);
+        let mpp = self.layout.mus_per_page;
+        let mut live = self.live.bits(first, (end - first).min(128));
+        let read = if end - first <= 128 {
+            let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
+            self.emit_gc_reads(
+                victim,
+                |k| {
+                    let sh = k * mpp;
+                    // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one
+                    // 64-bit popcount; wider pages take the 128-bit one.
+                    match sh {
+                        128.. => 0,
+                        _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
+                        _ => (live >> sh).count_ones(),
+                    }
+                },
+                out,
+            )
         } else {
-            self.relocate_units_wide(victim, first, end, out);
+            self.emit_gc_reads(
+                victim,
+                |k| {
+                    let lo = first + k * mpp;
+                    if lo >= end {
+                        0
+                    } else {
+                        self.live.count_in(lo, (lo + mpp).min(end))
+                    }
+                },
+                out,
+            )
+        };
+        if read == 0 {
+            return;
         }
+        let mut run = Run::default();
+        let mut lo = first;
+        loop {
+            let stopped = for_each_set_bit(live, lo, |ppn| self.move_unit(ppn, &mut run, out));
+            // Live units that could not move (none in practice: see move_unit).
+            let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - lo)));
+            // The moved units leave the victim: their live bits go in one pass.
+            self.live.clear_mask(lo, live & !rest);
+            lo += 128;
+            if stopped.is_some() || lo >= end {
+                break;
+            }
+            live = self.live.bits(lo, (end - lo).min(128));
+        }
+        self.end_moves(victim, run, out);
     }
 
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
@@ -201,33 +246,6 @@ impl FtlCore {
             }
         }
         moved
-    }
-
-    /// Relocates a word line of at most 128 units whose live units are the set bits of `live`
-    /// (bit i = physical unit `first + i`).
-    fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
-        let mpp = self.layout.mus_per_page;
-        let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
-        let page_live = |k: u32| {
-            let sh = k * mpp;
-            // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one 64-bit
-            // popcount; wider pages take the 128-bit one.
-            match sh {
-                128.. => 0,
-                _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
-                _ => (live >> sh).count_ones(),
-            }
-        };
-        if self.emit_gc_reads(victim, page_live, out) == 0 {
-            return;
-        }
-        let mut run = Run::default();
-        let stopped = for_each_set_bit(live, first, |ppn| self.move_unit(ppn, &mut run, out));
-        // Live units that could not move (none in practice: see move_unit).
-        let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - first)));
-        // The moved units leave the victim: their live bits go in one pass.
-        self.live.clear_mask(first, live & !rest);
-        self.end_moves(victim, run, out);
     }
 
     /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
@@ -269,37 +287,5 @@ impl FtlCore {
         self.commit_run(&run, out);
         self.blocks.valid[victim as usize] -= run.moved;
         self.stats.gc_write_mus += run.moved as u64;
-    }
-
-    /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
-    fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
-        let mpp = self.layout.mus_per_page;
-        let page_live = |k: u32| {
-            let first = lo + k * mpp;
-            if first >= hi {
-                0
-            } else {
-                self.live.count_in(first, (first + mpp).min(hi))
-            }
-        };
-        if self.emit_gc_reads(victim, page_live, out) == 0 {
-            return;
-        }
-        // Live units in offset order.
-        let mut run = Run::default();
-        let mut w = lo / 64;
-        'words: while w * 64 < hi {
-            let mut word = self.live.word_in(w, lo, hi);
-            while word != 0 {
-                let ppn = w * 64 + word.trailing_zeros();
-                word &= word - 1;
-                if !self.move_unit(ppn, &mut run, out) {
-                    break 'words;
-                }
-                self.clear_valid_bit(ppn);
-            }
-            w += 1;
-        }
-        self.end_moves(victim, run, out);
     }
 }
