@@ -6,6 +6,7 @@
 //!
 //! Needs Debian's `chromium` (scripts/install-test-deps.sh). Without it the test prints SKIPPED;
 //! under `CI=true` it fails.
+#![allow(clippy::cast_possible_truncation, clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::Counters;
 use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};

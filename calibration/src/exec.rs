@@ -225,7 +225,7 @@ fn precondition_job(user_bytes: u64) -> String {
 /// I/Os measured: random writes a quarter drive write (at least 200k); reads 400k (1M for
 /// p99.99, so the tail holds 100 samples); sequential transfers a tenth of the drive.
 fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
-    let by_bytes = |share: f64| (user_bytes as f64 * share / p.workload.mean_bytes) as u64;
+    let by_bytes = |share: f64| nand_model::cast::sat_u64(user_bytes as f64 * share / p.workload.mean_bytes);
     let ios = match (p.phase, p.metric) {
         (_, Metric::Percentile(q)) if q > 99.9 => 1_000_000,
         (Phase::Read, _) if p.workload.rw == "read" => by_bytes(0.1).max(20_000),
@@ -263,7 +263,11 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
     if p.metric == Metric::Cov {
         // ezFIO's stability test is 20 minutes of per-second IOPS; 20 one-second samples of
         // simulated time keep runs short (the job runtime is full-scale time, hence x factor).
-        let _ = writeln!(t, "[measure]\nstonewall\ntime_based=1\nruntime={}", (20.0 * factor).ceil() as u64);
+        let _ = writeln!(
+            t,
+            "[measure]\nstonewall\ntime_based=1\nruntime={}",
+            nand_model::cast::sat_u64((20.0 * factor).ceil())
+        );
     } else {
         let _ = writeln!(t, "[measure]\nstonewall\nnumber_ios={}", per_job(total));
     }

@@ -235,7 +235,7 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
         points,
         loss_start,
         loss,
-        simulations: ev.sims.load(Ordering::Relaxed) as usize,
+        simulations: nand_model::cast::usize_from(ev.sims.load(Ordering::Relaxed)),
         iterations,
         seed: opts.settings.seed,
         interrupted: stopped(),

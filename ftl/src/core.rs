@@ -150,7 +150,7 @@ impl FtlCore {
             pu_host: 0,
             pu_die: 0,
         };
-        let total = layout.total_mus() as usize;
+        let total = nand_model::cast::usize_from(layout.total_mus());
         let mut blocks = BlockTable::new(&layout, cfg.reserved_blocks_per_die);
         // GC's reserve is kept on every die: a host stream that could open blocks only while the
         // drive-wide count exceeded it would, once GC runs flat out, get one freed block at a
@@ -224,6 +224,7 @@ impl FtlCore {
     /// block is still open, so no bucket moves) and, when the unit is full, emits its program
     /// and closes the block if that was its last unit.
     #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // stream indices are 0 and 1
     pub(crate) fn commit(&mut self, stream: usize, n: u32, live: u32, host: u32, out: &mut Vec<CoreEvent>) {
         let si = self.stream_index(stream);
         let s = &mut self.streams[si];
@@ -248,6 +249,7 @@ impl FtlCore {
 
     /// Chooses the die for the next program unit of stream `si`: round-robin from the cursor,
     /// skipping dies with no room and no free block.
+    #[allow(clippy::cast_possible_truncation)] // stream indices are 0 and 1
     fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
         let dies = self.layout.dies;
         let takeable = if is_gc { self.blocks.free_dies() } else { self.host_takeable() };
@@ -331,7 +333,7 @@ impl FtlCore {
     }
 
     #[inline]
-    pub(crate) fn clear_valid_bit(&mut self, ppn: u32) {
+    fn clear_valid_bit(&mut self, ppn: u32) {
         self.live.clear(ppn);
     }
 
@@ -455,6 +457,7 @@ impl FtlCore {
     }
 
     /// Checks the structural invariants; returns a description of the first violation.
+    #[allow(clippy::cast_possible_truncation)] // LPNs are u32 by Layout's construction
     pub fn check_invariants(&self) -> Result<(), String> {
         let l = &self.layout;
         let mut valid = vec![0u32; l.blocks as usize];

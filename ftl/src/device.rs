@@ -340,6 +340,7 @@ impl SimSsd {
     }
 
     /// Queues a host command at the current time.
+    #[allow(clippy::cast_possible_truncation)] // low offset bits tested; LPNs fit u32 (range checked first)
     pub fn submit(&mut self, tag: u64, op: HostOp, offset: u64, len: u32) -> Result<(), SubmitError> {
         let cap = self.capacity.user_bytes_sim;
         // Block and unit sizes are powers of two (validated in the profile): masks and shifts.
@@ -376,7 +377,7 @@ impl SimSsd {
         let slot = nand_model::slots::put(&mut self.cmds, &mut self.free_cmds, cmd);
         self.outstanding += 1;
         // The first mapping lookup of this command is a likely cache miss: start it now.
-        crate::core::prefetch(&self.core.l2p, first as usize);
+        crate::core::prefetch(&self.core.l2p, nand_model::cast::usize_from(first));
         let start = self.ctrl_free.max(self.now);
         self.ctrl_free = start
             + if op == HostOp::Write {
@@ -400,6 +401,7 @@ impl SimSsd {
     /// the state its write will update. Each call also carries a share of the mapping entries
     /// GC will update next ([`FtlCore::prefetch_gc_some`]).
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // a hint: an LPN out of range only prefetches nothing
     pub fn hint_next_offset(&mut self, offset: u64) {
         let lpn = (offset >> self.mu_bytes.trailing_zeros()) as u32;
         crate::core::prefetch(&self.core.l2p, lpn as usize);
@@ -496,6 +498,7 @@ impl SimSsd {
     }
 
     /// Structural invariants of the firmware state.
+    #[allow(clippy::cast_possible_truncation)] // HOST is stream 0
     pub fn check_invariants(&self) -> Result<(), String> {
         self.core.check_invariants()?;
         self.rmw.check()?;

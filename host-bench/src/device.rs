@@ -87,7 +87,7 @@ impl HostUsage {
 
     /// This usage scaled by `share` (0..=1), for a job's part of a group's.
     pub fn share(self, share: f64) -> HostUsage {
-        let f = |x: u64| (x as f64 * share).round() as u64;
+        let f = |x: u64| nand_model::cast::sat_u64((x as f64 * share).round());
         HostUsage {
             usr_ns: f(self.usr_ns),
             sys_ns: f(self.sys_ns),

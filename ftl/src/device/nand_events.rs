@@ -49,6 +49,7 @@ impl SimSsd {
         }
     }
 
+    #[allow(clippy::cast_possible_truncation)] // tags carry u32 slot and block ids in their low bits
     pub(super) fn on_nand_done(&mut self, d: NandDone) {
         let id = d.tag & TAG_MASK;
         match d.tag & !TAG_MASK {

@@ -39,6 +39,7 @@ impl SimSsd {
         }
     }
 
+    #[allow(clippy::cast_possible_truncation)] // planes_per_die <= 16 (validated geometry)
     fn erase_victims(&mut self) {
         while let Some(&(v, after)) = self.victims.front() {
             if self.erase_watermark() < after {

@@ -30,6 +30,7 @@ impl Pacing {
 impl SimSsd {
     /// The victim GC is relocating now and how many valid units it held when chosen, for views
     /// that show GC at work (read-only; the simulation never asks).
+    #[allow(clippy::cast_possible_truncation)] // at most mus_per_block, a u32
     pub fn gc_relocating(&self) -> Option<(u32, u32)> {
         let mpb = self.core.layout.mus_per_block as u64;
         self.pacing.map(|p| (p.victim, mpb.saturating_sub(p.gain_mus) as u32))
@@ -55,7 +56,7 @@ impl SimSsd {
                     break;
                 }
                 let mut ev = std::mem::take(&mut self.scratch);
-                let step = self.core.relocate_step(want.min(u32::MAX as u64) as u32, &mut ev);
+                let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
                 self.run_core_events(&mut ev);
                 self.scratch = ev;
                 p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));

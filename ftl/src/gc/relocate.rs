@@ -2,13 +2,14 @@
 //! reads they need and the mapping prefetches that hide their cache misses.
 
 use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
+use nand_model::cast::low_u64;
 
 /// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
 /// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
 /// instructions, on u128 they branch.
 #[inline(always)]
 fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> Option<u32> {
-    for (mut half, base) in [(bits as u64, first), ((bits >> 64) as u64, first + 64)] {
+    for (mut half, base) in [(low_u64(bits), first), (low_u64(bits >> 64), first + 64)] {
         while half != 0 {
             let unit = base + half.trailing_zeros();
             if !f(unit) {
@@ -182,7 +183,7 @@ impl FtlCore {
                     // 64-bit popcount; wider pages take the 128-bit one.
                     match sh {
                         128.. => 0,
-                        _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
+                        _ if mpp <= 64 => (low_u64(live >> sh) & page_mask).count_ones(),
                         _ => (live >> sh).count_ones(),
                     }
                 },
@@ -224,6 +225,7 @@ impl FtlCore {
 
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
     /// one multi-plane read per page type holding live data. Returns how many units are live.
+    #[allow(clippy::cast_possible_truncation)] // page types (<= 4) and planes (<= 16) are small (validated geometry)
     fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
         let l = self.layout;
         let bits = (l.geo.bits_per_cell as usize).min(4);
