@@ -168,7 +168,7 @@ fn depth_bucket(depth: usize) -> usize {
 
 const CHECK_EVERY: u64 = 4096;
 /// Records read ahead of their issue, for the device's prefetch hints.
-const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
+const LOOKAHEAD: usize = crate::device::HINT_LOOKAHEAD;
 
 /// A record with where it came from (file index, line).
 type Located = (TraceRecord, (usize, u64));
