@@ -9,6 +9,7 @@
 //! quarter of a drive write (at least 200k I/Os) per random-write measurement.
 
 use crate::plan::{BlockSize, Metric, Phase, Plan};
+use ftl::ValidatedProfile;
 use host_bench::drive_stats::DriveStats;
 use host_bench::job::{self, ParseOptions};
 use host_bench::limits::LimitShares;
@@ -64,6 +65,16 @@ pub struct Prediction {
 /// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
 /// or whose run fails gets an error message instead of a value.
 pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+    run_plans_on(plans, s, None)
+}
+
+/// [`run_plans`] on `profile` (a calibration candidate, in memory) instead of the profiles the
+/// plans' `drive` names, when given; `drive` then only groups and names the runs.
+pub fn run_plans_on(
+    plans: &[Plan],
+    s: &RunSettings,
+    profile: Option<&ValidatedProfile>,
+) -> Vec<Result<Prediction, String>> {
     // A relative row is two IOPS runs of its workload: at its cap (in its own place) and
     // without a cap (appended); its value is their ratio.
     let mut runs: Vec<Plan> = plans.to_vec();
@@ -77,7 +88,7 @@ pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, Stri
             runs.push(free);
         }
     }
-    let raw = run_each(&runs, s);
+    let raw = run_each(&runs, s, profile);
     (0..plans.len())
         .map(|i| match uncapped_run[i] {
             None => raw[i].clone(),
@@ -93,10 +104,10 @@ pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, Stri
 }
 
 /// Runs every plan as it is; results in the order of `plans`.
-fn run_each(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+fn run_each(plans: &[Plan], s: &RunSettings, profile: Option<&ValidatedProfile>) -> Vec<Result<Prediction, String>> {
     let groups = group(plans);
     let done: Vec<Vec<(usize, Result<Prediction, String>)>> =
-        groups.par_iter().map(|members| run_group(plans, members, s)).collect();
+        groups.par_iter().map(|members| run_group(plans, members, s, profile)).collect();
     let mut out: Vec<Result<Prediction, String>> = vec![Err("not run".into()); plans.len()];
     for (i, r) in done.into_iter().flatten() {
         out[i] = r;
@@ -127,7 +138,12 @@ pub fn group(plans: &[Plan]) -> Vec<Vec<usize>> {
     groups
 }
 
-fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, Result<Prediction, String>)> {
+fn run_group(
+    plans: &[Plan],
+    members: &[usize],
+    s: &RunSettings,
+    profile: Option<&ValidatedProfile>,
+) -> Vec<(usize, Result<Prediction, String>)> {
     let Some(&first) = members.first() else {
         return Vec::new();
     };
@@ -137,8 +153,11 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     cfg.power_cap_w = p0.power_cap_w;
     cfg.scale_divisor = s.scale_divisor;
     let built = match &s.from_drive {
-        Some(path) => SimSession::from_snapshot(cfg, path).map(|(x, _)| x),
-        None => SimSession::new(cfg),
+        Some(path) => SimSession::from_snapshot_with(cfg, profile.cloned(), path).map(|(x, _)| x),
+        None => match profile {
+            Some(p) => SimSession::from_profile(cfg, p.clone()),
+            None => SimSession::new(cfg),
+        },
     };
     let mut session = match built {
         Ok(x) => x,
