@@ -1,5 +1,6 @@
 //! The `ssdlab` binary end to end: `drives`, `drive show`, and how bad profiles are reported
 //! (exit code 2, one stderr line naming the file, the key, the value and the allowed range).
+#![allow(clippy::expect_used)] // a panic in test code is a failed test
 
 mod common;
 use common::{ssdlab, stderr, stdout, temp_dir};

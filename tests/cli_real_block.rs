@@ -6,6 +6,7 @@
 //! partition table (unless `--allow-destroy`) and always while it is mounted; on a clean device
 //! a job runs with O_DIRECT, every block read back carries the stamp last written to it, and a
 //! second run straight after the first is not refused as busy.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

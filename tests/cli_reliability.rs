@@ -1,6 +1,7 @@
 //! Issue 15 end to end: runs that cannot fit in memory fail up front (exit 2, naming the flag),
 //! bad output paths fail before any simulation, impossible measurements are refused, and
 //! signals leave what was finished on disk.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

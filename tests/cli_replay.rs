@@ -4,6 +4,7 @@
 //!
 //! One case runs fio (Debian's fio 3.33, installed by scripts/install-test-deps.sh); without
 //! fio it fails in CI, and outside CI it can be skipped with SSDLAB_SKIP_FIO=1 (it says so).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

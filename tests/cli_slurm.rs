@@ -5,6 +5,7 @@
 //!
 //! Run locally: `scripts/install-test-deps.sh && cargo test --test cli_slurm -- --nocapture`
 //! (as root). Without Slurm it prints a loud "SKIPPED"; under CI=true it fails instead.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 mod slurm_cluster;
 

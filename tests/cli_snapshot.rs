@@ -2,6 +2,7 @@
 //! a continued run prints the uninterrupted run's job objects, a snapshot of another drive
 //! configuration is refused with exit 2 naming the flag, and a preconditioned drive records the
 //! SNIA steady-state check.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 mod common;
 use common::{ssdlab, temp_dir};

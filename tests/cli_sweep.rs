@@ -1,5 +1,6 @@
 //! `ssdlab sweep` and the power flags end to end: a power state out of range is bad input (exit
 //! code 2, one stderr line), a small sweep writes its table and plots, and shards merge.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use std::process::Command;
 

@@ -1,6 +1,7 @@
 //! `ssdlab validate` and `ssdlab calibrate` end to end on the tiny drive: the JSON schema of
 //! issue 6, skipped rows with reasons, exit code 2 with file/line/column for bad CSVs, and a
 //! calibrated profile that loads.
+#![allow(clippy::expect_used)] // a panic in test code is a failed test
 
 use serde_json::Value;
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 //!
 //! Needs Debian's `chromium` (scripts/install-test-deps.sh). Without it the test prints SKIPPED;
 //! under `CI=true` it fails.
+#![allow(clippy::cast_possible_truncation, clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::Counters;
 use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
@@ -451,7 +452,7 @@ fn check_rivals(chrome: &Path, page: &Path, spec: &lessons::RunSpec, k: usize) {
         .filter(|&b| b != victim)
         .map(|b| (b, &blocks[b as usize]))
         .filter(|(_, r)| r.state == 2 && r.wp > 0 && r.valid < mpb)
-        .map(|(b, r)| (ftl::gc_policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
+        .map(|(b, r)| (ftl::gc::policy::score(r.valid, mpb, now_mus.saturating_sub(r.closed_at)), b))
         .collect();
     want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let want: Vec<(u32, f64)> = want.iter().take(5).map(|&(s, b)| (b, s)).collect();

@@ -5,6 +5,7 @@
 //!
 //! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! knee a queue of Q sees about Q / IOPS_max (Little's law), so the depth found grows in
 //! proportion to the target, and a drive whose reads take twice as long (half the saturated
 //! IOPS) settles at about half the depth for the same target.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@
 //! quarter of a drive write (at least 200k I/Os) per random-write measurement.
 
 use crate::plan::{BlockSize, Metric, Phase, Plan};
+use ftl::ValidatedProfile;
 use host_bench::drive_stats::DriveStats;
 use host_bench::job::{self, ParseOptions};
 use host_bench::limits::LimitShares;
@@ -64,6 +65,16 @@ pub struct Prediction {
 /// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
 /// or whose run fails gets an error message instead of a value.
 pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+    run_plans_on(plans, s, None)
+}
+
+/// [`run_plans`] on `profile` (a calibration candidate, in memory) instead of the profiles the
+/// plans' `drive` names, when given; `drive` then only groups and names the runs.
+pub fn run_plans_on(
+    plans: &[Plan],
+    s: &RunSettings,
+    profile: Option<&ValidatedProfile>,
+) -> Vec<Result<Prediction, String>> {
     // A relative row is two IOPS runs of its workload: at its cap (in its own place) and
     // without a cap (appended); its value is their ratio.
     let mut runs: Vec<Plan> = plans.to_vec();
@@ -77,7 +88,7 @@ pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, Stri
             runs.push(free);
         }
     }
-    let raw = run_each(&runs, s);
+    let raw = run_each(&runs, s, profile);
     (0..plans.len())
         .map(|i| match uncapped_run[i] {
             None => raw[i].clone(),
@@ -93,10 +104,10 @@ pub fn run_plans(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, Stri
 }
 
 /// Runs every plan as it is; results in the order of `plans`.
-fn run_each(plans: &[Plan], s: &RunSettings) -> Vec<Result<Prediction, String>> {
+fn run_each(plans: &[Plan], s: &RunSettings, profile: Option<&ValidatedProfile>) -> Vec<Result<Prediction, String>> {
     let groups = group(plans);
     let done: Vec<Vec<(usize, Result<Prediction, String>)>> =
-        groups.par_iter().map(|members| run_group(plans, members, s)).collect();
+        groups.par_iter().map(|members| run_group(plans, members, s, profile)).collect();
     let mut out: Vec<Result<Prediction, String>> = vec![Err("not run".into()); plans.len()];
     for (i, r) in done.into_iter().flatten() {
         out[i] = r;
@@ -127,7 +138,12 @@ pub fn group(plans: &[Plan]) -> Vec<Vec<usize>> {
     groups
 }
 
-fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, Result<Prediction, String>)> {
+fn run_group(
+    plans: &[Plan],
+    members: &[usize],
+    s: &RunSettings,
+    profile: Option<&ValidatedProfile>,
+) -> Vec<(usize, Result<Prediction, String>)> {
     let Some(&first) = members.first() else {
         return Vec::new();
     };
@@ -137,8 +153,11 @@ fn run_group(plans: &[Plan], members: &[usize], s: &RunSettings) -> Vec<(usize, 
     cfg.power_cap_w = p0.power_cap_w;
     cfg.scale_divisor = s.scale_divisor;
     let built = match &s.from_drive {
-        Some(path) => SimSession::from_snapshot(cfg, path).map(|(x, _)| x),
-        None => SimSession::new(cfg),
+        Some(path) => SimSession::from_snapshot_with(cfg, profile.cloned(), path).map(|(x, _)| x),
+        None => match profile {
+            Some(p) => SimSession::from_profile(cfg, p.clone()),
+            None => SimSession::new(cfg),
+        },
     };
     let mut session = match built {
         Ok(x) => x,
@@ -225,7 +244,7 @@ fn precondition_job(user_bytes: u64) -> String {
 /// I/Os measured: random writes a quarter drive write (at least 200k); reads 400k (1M for
 /// p99.99, so the tail holds 100 samples); sequential transfers a tenth of the drive.
 fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
-    let by_bytes = |share: f64| (user_bytes as f64 * share / p.workload.mean_bytes) as u64;
+    let by_bytes = |share: f64| nand_model::cast::sat_u64(user_bytes as f64 * share / p.workload.mean_bytes);
     let ios = match (p.phase, p.metric) {
         (_, Metric::Percentile(q)) if q > 99.9 => 1_000_000,
         (Phase::Read, _) if p.workload.rw == "read" => by_bytes(0.1).max(20_000),
@@ -263,7 +282,11 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
     if p.metric == Metric::Cov {
         // ezFIO's stability test is 20 minutes of per-second IOPS; 20 one-second samples of
         // simulated time keep runs short (the job runtime is full-scale time, hence x factor).
-        let _ = writeln!(t, "[measure]\nstonewall\ntime_based=1\nruntime={}", (20.0 * factor).ceil() as u64);
+        let _ = writeln!(
+            t,
+            "[measure]\nstonewall\ntime_based=1\nruntime={}",
+            nand_model::cast::sat_u64((20.0 * factor).ceil())
+        );
     } else {
         let _ = writeln!(t, "[measure]\nstonewall\nnumber_ios={}", per_job(total));
     }

@@ -7,7 +7,7 @@
 //! loss (else the damping grows). No randomness: the result depends only on the inputs and the
 //! simulator seed.
 
-use crate::exec::{run_plans, RunSettings};
+use crate::exec::{run_plans_on, RunSettings};
 use crate::params::Param;
 use crate::plan::{Metric, Plan};
 use ftl::profile::{self, ValidatedProfile};
@@ -235,7 +235,7 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
         points,
         loss_start,
         loss,
-        simulations: ev.sims.load(Ordering::Relaxed) as usize,
+        simulations: nand_model::cast::usize_from(ev.sims.load(Ordering::Relaxed)),
         iterations,
         seed: opts.settings.seed,
         interrupted: stopped(),
@@ -300,8 +300,6 @@ struct Evaluator<'a> {
     sims: AtomicU64,
 }
 
-static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
-
 impl Evaluator<'_> {
     /// Predictions at log-parameters `x` for the masked plans; the rest copied from `fallback`.
     fn eval(&self, x: &[f64], mask: &[bool], fallback: Option<&[Option<f64>]>) -> Vec<Option<f64>> {
@@ -310,18 +308,19 @@ impl Evaluator<'_> {
         for (p, v) in self.params.iter().zip(x) {
             p.set(&mut prof, v.exp());
         }
-        let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("ssdlab-fit-{}-{n}.toml", std::process::id()));
         let mut out: Vec<Option<f64>> = fallback.map_or_else(|| vec![None; self.plans.len()], |f| f.to_vec());
-        let text = profile::to_toml(&prof);
-        if std::fs::write(&path, text).is_err() {
-            return vec![None; self.plans.len()];
-        }
-        let drive = path.display().to_string();
+        // A candidate outside the profile's ranges predicts nothing, as a failed run would.
+        let Ok(candidate) = profile::validate(prof, "calibration candidate") else {
+            for (o, _) in out.iter_mut().zip(mask).filter(|(_, &m)| m) {
+                *o = None;
+            }
+            return out;
+        };
+        // One name for all plans, so they group as they would on one drive.
+        let drive = candidate.profile.name.clone();
         let idx: Vec<usize> = (0..self.plans.len()).filter(|&i| mask[i]).collect();
         let sub: Vec<Plan> = idx.iter().map(|&i| Plan { drive: drive.clone(), ..self.plans[i].clone() }).collect();
-        let res = run_plans(&sub, self.settings);
-        let _ = std::fs::remove_file(&path);
+        let res = run_plans_on(&sub, self.settings, Some(&candidate));
         for (i, r) in idx.into_iter().zip(res) {
             out[i] = r.ok().map(|p| p.value);
         }

@@ -192,7 +192,7 @@ fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> R
     Ok(Plan {
         id: row.id.clone(),
         drive: row.drive.clone(),
-        user_capacity_bytes: row.user_capacity_tb.map(|tb| (tb * 1e12).round() as u64),
+        user_capacity_bytes: row.user_capacity_tb.map(|tb| nand_model::cast::sat_u64((tb * 1e12).round())),
         power_cap_w,
         steady,
         phase,
@@ -235,7 +235,7 @@ fn parse_kib(bs: &str) -> Option<u32> {
 
 fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, String> {
     if let Some(app) = apps::find(&row.workload) {
-        let mix = app.read_pct.round() as u32;
+        let mix = nand_model::cast::sat_u32(app.read_pct.round());
         notes.push(format!(
             "{} profile: bssplit {} (listed splits rescaled to 100%: the unspecified remainder is assumed to follow \
              the listed sizes), rwmixread {mix}, {}% random; dedup/compression ratios not modelled",
@@ -273,7 +273,7 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
     } else {
         parse_kib(&row.bs).ok_or_else(|| format!("block size `{}` (expected e.g. 4k, 128k)", row.bs))?
     };
-    let mix = read_pct.round() as u32;
+    let mix = nand_model::cast::sat_u32(read_pct.round());
     let rw = match (random, mix) {
         (true, 100) => "randread",
         (true, 0) => "randwrite",

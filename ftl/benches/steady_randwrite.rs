@@ -1,5 +1,6 @@
 //! Steady-state 4 KiB random writes on the timed device (generic-tlc at 1/2048, QD 32): wall time
 //! per simulated host write, single-threaded. `cargo bench -p ftl --bench steady_randwrite`.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ftl::device::{DeviceOptions, HostOp, SimSsd};

@@ -1,5 +1,6 @@
 //! Quick closed-loop random-write driver: prints simulated IOPS, WA and wall-clock speed.
 //! `cargo run --release -p ftl --example randwrite -- PROFILE SCALE QD DRIVE_WRITES [BS]`
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};

@@ -4,6 +4,7 @@
 //! prints uniform-random 4 KiB WA at OP 7/14.5/28/50/100% against the Lambert-W model;
 //! `... -- skew DIES BLOCKS_PER_PLANE WORD_LINES [OP]` prints 80/20 WA for greedy and
 //! cost-benefit, with and without hot/cold separation, against the FIFO-classes model.
+#![allow(clippy::cast_possible_truncation, clippy::expect_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;

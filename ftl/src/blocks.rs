@@ -109,6 +109,7 @@ impl BlockTable {
     }
 
     /// Sets how many free blocks each die keeps back from host writes.
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn set_host_reserve_per_die(&mut self, r: u32) {
         self.host_reserve_per_die = r;
         for die in 0..self.free.len() {
@@ -117,6 +118,7 @@ impl BlockTable {
     }
 
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     fn update_host_free(&mut self, die: u32) {
         let n = self.free[die as usize].len() as u32;
         self.host_free_dies.set(die, n > self.host_reserve_per_die);
@@ -204,12 +206,14 @@ impl BlockTable {
     }
 
     /// Dies of the table.
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn dies(&self) -> u32 {
         self.free.len() as u32
     }
 
     /// Blocks of `die` that are free or will be once their erase is done.
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn supply(&self, die: u32) -> u32 {
         self.free[die as usize].len() as u32 + self.victims_on_die[die as usize]
     }
@@ -301,6 +305,7 @@ impl BlockTable {
 
     /// Relinks every closed block (reserved ones excluded) into the valid-count buckets, after
     /// `state` and `valid` were rewritten wholesale (power-loss recovery).
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn rebuild_buckets(&mut self) {
         self.bucket_head.fill(NIL);
         self.next.fill(NIL);
@@ -315,6 +320,7 @@ impl BlockTable {
     }
 
     /// Rebuilds the per-die free lists from `state` (lowest block first).
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn rebuild_free_lists(&mut self, layout: &Layout) {
         for q in &mut self.free {
             q.clear();
@@ -349,6 +355,7 @@ impl BlockTable {
     }
 
     /// (min, mean, max) erase count over blocks in service.
+    #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn erase_stats(&self) -> (u32, f64, u32) {
         let mut min = u32::MAX;
         let mut max = 0;

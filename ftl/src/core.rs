@@ -6,12 +6,11 @@
 use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
 use crate::die_mask::DieMask;
-use crate::gc_policy::VictimChooser;
+use crate::gc::policy::VictimChooser;
+use crate::gc::Ahead;
 use crate::huge_pages::filled_vec;
 use crate::layout::{Layout, NONE};
 use crate::live_units::LiveUnits;
-
-mod relocate;
 
 /// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
 /// stream 0.
@@ -106,9 +105,9 @@ pub struct FtlCore {
     /// the choice is not re-run on every event (it is O(dies)).
     gc_blocked_at: Option<u64>,
     /// The victim being relocated and its next word line.
-    reloc: Option<(u32, u32)>,
+    pub(crate) reloc: Option<(u32, u32)>,
     /// The word line GC moves next and how far its mapping entries have been prefetched.
-    ahead: Ahead,
+    pub(crate) ahead: Ahead,
     /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
     host_blocked_at: std::cell::Cell<Option<u64>>,
 }
@@ -126,35 +125,6 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     let _ = (v, i);
 }
 
-/// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
-/// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
-/// instructions, on u128 they branch.
-#[inline(always)]
-fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> Option<u32> {
-    for (mut half, base) in [(bits as u64, first), ((bits >> 64) as u64, first + 64)] {
-        while half != 0 {
-            let unit = base + half.trailing_zeros();
-            if !f(unit) {
-                return Some(unit);
-            }
-            half &= half - 1;
-        }
-    }
-    None
-}
-
-/// Mapping entries of GC's next word line prefetched per host command.
-const GC_PREFETCH_PER_COMMAND: u32 = 12;
-
-/// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
-struct Ahead {
-    victim: u32,
-    wl: u32,
-    next: u32,
-    end: u32,
-}
-
 /// Progress of an incremental relocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -164,16 +134,6 @@ pub enum Step {
     More,
     /// The GC stream has no room for another word line right now.
     Stalled,
-}
-
-/// Where GC relocation is writing: the next free unit of the GC stream's open program unit, the
-/// units left in it, the units bound there but not yet committed, and units moved so far.
-#[derive(Clone, Copy, Debug, Default)]
-struct Run {
-    dst: u32,
-    room: u32,
-    len: u32,
-    moved: u32,
 }
 
 /// No block can take more data for this stream right now.
@@ -190,7 +150,7 @@ impl FtlCore {
             pu_host: 0,
             pu_die: 0,
         };
-        let total = layout.total_mus() as usize;
+        let total = nand_model::cast::usize_from(layout.total_mus());
         let mut blocks = BlockTable::new(&layout, cfg.reserved_blocks_per_die);
         // GC's reserve is kept on every die: a host stream that could open blocks only while the
         // drive-wide count exceeded it would, once GC runs flat out, get one freed block at a
@@ -220,7 +180,7 @@ impl FtlCore {
         self.cfg.user_mus
     }
 
-    fn stream_index(&self, stream: usize) -> usize {
+    pub(crate) fn stream_index(&self, stream: usize) -> usize {
         if self.cfg.hot_cold_separation {
             stream
         } else {
@@ -248,7 +208,7 @@ impl FtlCore {
     /// physical unit and how many units the program unit still takes. The caller binds data to
     /// a prefix of them and then calls [`Self::commit`].
     #[inline(always)]
-    fn unit_room(&mut self, stream: usize) -> Result<(u32, u32), NoSpace> {
+    pub(crate) fn unit_room(&mut self, stream: usize) -> Result<(u32, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
             self.start_unit(si, stream == GC)?;
@@ -264,7 +224,8 @@ impl FtlCore {
     /// block is still open, so no bucket moves) and, when the unit is full, emits its program
     /// and closes the block if that was its last unit.
     #[inline(always)]
-    fn commit(&mut self, stream: usize, n: u32, live: u32, host: u32, out: &mut Vec<CoreEvent>) {
+    #[allow(clippy::cast_possible_truncation)] // stream indices are 0 and 1
+    pub(crate) fn commit(&mut self, stream: usize, n: u32, live: u32, host: u32, out: &mut Vec<CoreEvent>) {
         let si = self.stream_index(stream);
         let s = &mut self.streams[si];
         let die = s.pu_die;
@@ -288,6 +249,7 @@ impl FtlCore {
 
     /// Chooses the die for the next program unit of stream `si`: round-robin from the cursor,
     /// skipping dies with no room and no free block.
+    #[allow(clippy::cast_possible_truncation)] // stream indices are 0 and 1
     fn start_unit(&mut self, si: usize, is_gc: bool) -> Result<(), NoSpace> {
         let dies = self.layout.dies;
         let takeable = if is_gc { self.blocks.free_dies() } else { self.host_takeable() };
@@ -317,7 +279,7 @@ impl FtlCore {
         }
     }
 
-    fn next_sequence(&mut self) -> u32 {
+    pub(crate) fn next_sequence(&mut self) -> u32 {
         let s = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1).max(1);
         s
@@ -435,7 +397,7 @@ impl FtlCore {
         fits.then_some(v)
     }
 
-    fn open_room(&self, si: usize) -> u64 {
+    pub(crate) fn open_room(&self, si: usize) -> u64 {
         self.streams[si]
             .open
             .iter()
@@ -479,16 +441,6 @@ impl FtlCore {
         self.blocks.prog_done[block as usize] += mus;
     }
 
-    /// A victim's erase finished: its spare area is blank again and it rejoins the free list.
-    pub fn erase_done(&mut self, block: u32) {
-        let l = self.layout;
-        let base = l.first_ppn(block) as usize;
-        let n = self.blocks.write_ptr[block as usize] as usize;
-        self.p2l[base..base + n].fill(NONE);
-        self.blocks.release(block, l.die_of_block(block));
-        self.stats.erases += 1;
-    }
-
     /// Power loss: the streams' open blocks and partial units are gone (recovery closed those
     /// blocks), and sequence numbers restart after the highest one found on NAND.
     pub(crate) fn restart_streams(&mut self, next_seq: u32) {
@@ -505,6 +457,7 @@ impl FtlCore {
     }
 
     /// Checks the structural invariants; returns a description of the first violation.
+    #[allow(clippy::cast_possible_truncation)] // LPNs are u32 by Layout's construction
     pub fn check_invariants(&self) -> Result<(), String> {
         let l = &self.layout;
         let mut valid = vec![0u32; l.blocks as usize];

@@ -10,15 +10,15 @@
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
 mod construct;
-mod gc_pacing;
 mod nand_events;
 mod program_gate;
 mod read_path;
 mod rmw_path;
 mod write_path;
 
-use crate::core::{CoreConfig, CoreEvent, FtlCore, Step, HOST};
+use crate::core::{CoreConfig, CoreEvent, FtlCore, HOST};
 use crate::dev_events::{Class, DevEvents};
+use crate::gc::Pacing;
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::read_ahead::ReadAhead;
@@ -147,7 +147,7 @@ impl Counters {
 const TAG_READ: u64 = 1 << 56;
 const TAG_GC_READ: u64 = 2 << 56;
 const TAG_PROG: u64 = 3 << 56;
-const TAG_ERASE: u64 = 4 << 56;
+pub(crate) const TAG_ERASE: u64 = 4 << 56;
 const TAG_RA: u64 = 5 << 56;
 const TAG_RMW: u64 = 6 << 56;
 const TAG_MASK: u64 = (1 << 56) - 1;
@@ -200,29 +200,6 @@ pub(crate) struct PuRec {
     host_mus: u32,
     stream: u8,
     seq: u64,
-}
-
-/// Progress of the GC victim being relocated, paced against host writes.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
-pub(crate) struct Pacing {
-    victim: u32,
-    /// Word lines the victim holds.
-    wls_total: u64,
-    /// MUs its erase will free (block size minus valid at selection).
-    gain_mus: u64,
-    /// Host MUs written since it was selected.
-    host_mus: u64,
-    wls_done: u64,
-    /// The pacing target passes `wls_done` once `host_mus` reaches this (saves a division per
-    /// host write): ceil(h * wls_total / gain_mus) > d  <=>  h >= d * gain_mus / wls_total + 1.
-    next_at: u64,
-}
-
-impl Pacing {
-    fn set_done(&mut self, wls_done: u64) {
-        self.wls_done = wls_done;
-        self.next_at = wls_done * self.gain_mus / self.wls_total.max(1) + 1;
-    }
 }
 
 /// What stops host writes at the moment, for stall-time accounting.
@@ -363,6 +340,7 @@ impl SimSsd {
     }
 
     /// Queues a host command at the current time.
+    #[allow(clippy::cast_possible_truncation)] // low offset bits tested; LPNs fit u32 (range checked first)
     pub fn submit(&mut self, tag: u64, op: HostOp, offset: u64, len: u32) -> Result<(), SubmitError> {
         let cap = self.capacity.user_bytes_sim;
         // Block and unit sizes are powers of two (validated in the profile): masks and shifts.
@@ -399,7 +377,7 @@ impl SimSsd {
         let slot = nand_model::slots::put(&mut self.cmds, &mut self.free_cmds, cmd);
         self.outstanding += 1;
         // The first mapping lookup of this command is a likely cache miss: start it now.
-        crate::core::prefetch(&self.core.l2p, first as usize);
+        crate::core::prefetch(&self.core.l2p, nand_model::cast::usize_from(first));
         let start = self.ctrl_free.max(self.now);
         self.ctrl_free = start
             + if op == HostOp::Write {
@@ -423,6 +401,7 @@ impl SimSsd {
     /// the state its write will update. Each call also carries a share of the mapping entries
     /// GC will update next ([`FtlCore::prefetch_gc_some`]).
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // a hint: an LPN out of range only prefetches nothing
     pub fn hint_next_offset(&mut self, offset: u64) {
         let lpn = (offset >> self.mu_bytes.trailing_zeros()) as u32;
         crate::core::prefetch(&self.core.l2p, lpn as usize);
@@ -519,6 +498,7 @@ impl SimSsd {
     }
 
     /// Structural invariants of the firmware state.
+    #[allow(clippy::cast_possible_truncation)] // HOST is stream 0
     pub fn check_invariants(&self) -> Result<(), String> {
         self.core.check_invariants()?;
         self.rmw.check()?;

@@ -36,6 +36,7 @@ impl DieMask {
     /// The first die `d` in the cyclic order `cursor, cursor + 1, ..., dies - 1, 0, ...` set in
     /// `self` or (when given) in `other`.
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // die numbers are u32
     pub fn next_from(&self, cursor: u32, other: Option<&DieMask>) -> Option<u32> {
         let n = self.words.len();
         let word = |i: usize| self.words[i] | other.map_or(0, |o| o.words[i]);
@@ -61,6 +62,7 @@ impl DieMask {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // casts of the tests' own small values
 mod tests {
     use super::*;
 

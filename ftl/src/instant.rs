@@ -28,7 +28,7 @@ impl InstantFtl {
         gc_threshold_blocks: u32,
     ) -> Result<(Self, u32), NoSpace> {
         let usable = (layout.blocks - gc_threshold_blocks) as f64 * layout.mus_per_block as f64;
-        let user = (usable / (1.0 + op)) as u32;
+        let user = nand_model::cast::sat_u32(usable / (1.0 + op));
         let cfg = CoreConfig {
             user_mus: user,
             policy,

@@ -46,6 +46,7 @@ impl LayoutError {
     /// The error of a scaled geometry, with its advice made true for the full-size one: the
     /// smallest divisor (from `full`, not from the already scaled geometry) whose layout fits
     /// after [`scale_geometry`]'s 256-block floor and word-line rounding.
+    #[allow(clippy::cast_possible_truncation)] // clamped to u32's range
     pub fn advise_scale(self, full: &Geometry, mu_bytes: u32) -> LayoutError {
         let LayoutError::TooLarge { mus, .. } = self else { return self };
         let full_mus = full.raw_bytes() / mu_bytes as u64;
@@ -73,6 +74,7 @@ pub fn scaled_erase_fraction(full: &Geometry, scaled: &Geometry) -> f64 {
 }
 
 impl Layout {
+    #[allow(clippy::cast_possible_truncation)] // blocks <= units < NONE (checked above)
     pub fn new(geo: Geometry, mu_bytes: u32) -> Result<Layout, LayoutError> {
         if mu_bytes == 0 || !geo.page_bytes.is_multiple_of(mu_bytes) {
             return Err(LayoutError::MappingUnit { mu: mu_bytes, page: geo.page_bytes });
@@ -134,6 +136,7 @@ impl Layout {
     }
 
     /// Page type (LSB, CSB, MSB, ...) of the page holding `offset`.
+    #[allow(clippy::cast_possible_truncation)] // a page type is < bits_per_cell <= 4
     pub fn page_type(&self, offset: u32) -> u8 {
         ((offset % self.mus_per_pu) / self.mus_per_page % self.geo.bits_per_cell) as u8
     }
@@ -158,7 +161,7 @@ pub fn scale_geometry(geo: &Geometry, divisor: u32) -> (Geometry, f64) {
     let rest = divisor as f64 / achieved;
     if rest > 1.0 {
         let wl = geo.word_lines_per_block();
-        let new_wl = ((wl as f64 / rest).round() as u32).clamp(1, wl);
+        let new_wl = nand_model::cast::sat_u32((wl as f64 / rest).round()).clamp(1, wl);
         g.pages_per_block = new_wl * geo.bits_per_cell;
     }
     let factor = geo.raw_bytes() as f64 / g.raw_bytes() as f64;

@@ -10,7 +10,7 @@ pub mod core;
 mod dev_events;
 pub mod device;
 pub mod die_mask;
-pub mod gc_policy;
+pub mod gc;
 mod huge_pages;
 pub mod instant;
 pub mod layout;

@@ -59,7 +59,7 @@ impl LiveUnits {
         while m != 0 {
             let (w, b) = ((pos / 64) as usize, pos % 64);
             let take = 64 - b;
-            self.words[w] &= !((m as u64) << b);
+            self.words[w] &= !(nand_model::cast::low_u64(m) << b);
             m = if take >= 128 { 0 } else { m >> take };
             pos += take;
         }
@@ -112,6 +112,7 @@ impl LiveUnits {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // casts of the tests' own small values
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -159,7 +159,7 @@ pub fn validate(profile: DriveProfile, file: &str) -> Result<ValidatedProfile, P
         return Err(inv(ConfigError::new(
             "host.user_capacity_bytes",
             profile.host.user_capacity_bytes,
-            format!("less than the raw NAND minus reserved blocks ({} bytes)", usable as u64),
+            format!("less than the raw NAND minus reserved blocks ({} bytes)", nand_model::cast::sat_u64(usable)),
         )));
     }
     if !profile.host.user_capacity_bytes.is_multiple_of(profile.controller.mapping_unit_bytes as u64) {

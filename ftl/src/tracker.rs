@@ -87,6 +87,7 @@ impl InOrderTracker {
 
     /// The first sequence in `lo..hi` not yet completed, if any (sequences not yet issued do
     /// not count).
+    #[allow(clippy::cast_possible_truncation)] // at most 64
     pub fn first_pending(&self, lo: u64, hi: u64) -> Option<u64> {
         let (mut seq, end) = (lo.max(self.base), hi.min(self.next));
         while seq < end {
@@ -115,6 +116,7 @@ impl InOrderTracker {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // casts of the tests' own small values
 mod tests {
     use super::*;
 

@@ -4,6 +4,7 @@
 //! typed error naming the key. A profile the loader accepts must also build a drive (at a scale
 //! small enough for the test) or be refused with a typed error, and then serve a few commands:
 //! accepting values the drive later panics on is the same bug one step on.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::layout::scale_geometry;

@@ -1,6 +1,7 @@
 //! The power governor inside the simulated SSD: a cap above peak power changes nothing (same NAND
 //! trace, same completions), a tight cap throttles (lower IOPS, queueing latency) but completes
 //! every command, and caps at or below the baseline are refused.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use ftl::device::{DeviceError, DeviceOptions, HostCompletion, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};

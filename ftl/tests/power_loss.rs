@@ -5,6 +5,7 @@
 //! with PLP it equals the map before the cut; without PLP every LPN whose latest copy was
 //! programmed is intact, every other one reads an older programmed copy or zeros. Then the
 //! drive keeps running and its invariants hold. A failure names the seed.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::blocks::BlockState;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};

@@ -1,4 +1,5 @@
 //! Embedded profiles load, and their capacity arithmetic is what the geometry says.
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use ftl::profile;
 

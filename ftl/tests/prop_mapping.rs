@@ -5,6 +5,7 @@
 //! Invariants are checked after every step, on the timeless FTL and on the timed device.
 //! The timed device also takes writes that cover their first and last units only partly
 //! (read-modify-write), and writes that overlap writes still in flight.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::core::FtlCore;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};

@@ -1,6 +1,7 @@
 //! Sequential read-ahead in the simulated SSD: a QD1 sequential reader is served from DRAM once
 //! the stream is detected (much higher bandwidth than without), random reads are unaffected, and
 //! writes into the prefetched window, trims and power loss leave the device consistent.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};

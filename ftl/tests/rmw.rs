@@ -9,6 +9,7 @@
 //! - Concurrent writes to one unit share its read and are released together in arrival order;
 //!   unaligned writes read their head and tail units only; unrelated writes are not held up.
 //! - On every embedded profile, steady random 512 B writes are not faster than 4 KiB ones.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{Counters, DeviceOptions, HostOp, SimSsd};
 use ftl::profile::{self, ValidatedProfile};

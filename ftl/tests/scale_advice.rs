@@ -2,6 +2,7 @@
 //! scale that fits, counted from the full-size drive: the linear estimate (units / 2^32) fails
 //! when scaling's 256-block floor rounds word lines up, and advice computed from an already
 //! scaled geometry was relative to that scale ("N >= 2" at --scale 1/64).
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{DeviceError, DeviceOptions, SimSsd};
 use ftl::layout::{scale_geometry, Layout, LayoutError};

@@ -11,6 +11,7 @@
 //!   buffer has a fixed size, so small scales run space-bound (host writes wait for erased
 //!   blocks) and large ones buffer-bound. At 1/4 IOPS are 3.7% below 1/128 (296.3k vs 307.5k;
 //!   `steady(&p, 4, 3.0)`, 12 min, ~4 GB).
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::profile;

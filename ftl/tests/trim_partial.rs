@@ -1,6 +1,7 @@
 //! A TRIM unmaps only the mapping units it covers whole: the sectors of a partly covered unit
 //! that the host did not trim keep their data (found by the swarm test: a 512 B TRIM used to
 //! unmap its whole 4 KiB unit, so the other seven sectors read zeros).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 

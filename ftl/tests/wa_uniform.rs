@@ -1,6 +1,7 @@
 //! Write amplification of uniform random 4 KiB writes against the analytic large-block greedy
 //! model (Desnoyers 2012), on a drive small enough for CI but with enough blocks for the model's
 //! large-N assumption.
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;

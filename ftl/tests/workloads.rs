@@ -5,6 +5,7 @@
 //!   GC write streams), greedy and cost-benefit; the one-log case is compared with the FIFO
 //!   classes model (`wa_fifo_classes`).
 //! - Scale agreement of steady-state WA and IOPS (timed device; slow, run with `--ignored`).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::instant::InstantFtl;

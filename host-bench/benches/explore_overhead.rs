@@ -1,6 +1,7 @@
 //! What recording costs: the `op-wa` lesson's job (fill `tiny`, then three drive writes of 4 KiB
 //! random writes) run plain and with the explore recorder, and the recording rendered into the
 //! page. `cargo bench -p host-bench --bench explore_overhead`; the target is recorded <= 2x plain.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use host_bench::explore::{lessons, page, record_run, Page};

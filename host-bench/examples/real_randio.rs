@@ -3,6 +3,7 @@
 //! Usage: real_randio PATH randread|randwrite BS IODEPTH SIZE SECONDS [auto|io_uring|psync]
 //! Sizes accept k/m/g suffixes (powers of 1024). A file shorter than SIZE is first laid out
 //! with sequential writes, as fio does, so reads hit allocated blocks.
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use std::process::ExitCode;
 

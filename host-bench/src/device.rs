@@ -87,7 +87,7 @@ impl HostUsage {
 
     /// This usage scaled by `share` (0..=1), for a job's part of a group's.
     pub fn share(self, share: f64) -> HostUsage {
-        let f = |x: u64| (x as f64 * share).round() as u64;
+        let f = |x: u64| nand_model::cast::sat_u64((x as f64 * share).round());
         HostUsage {
             usr_ns: f(self.usr_ns),
             sys_ns: f(self.sys_ns),
@@ -113,6 +113,12 @@ pub enum DeviceError {
     Other(String),
 }
 
+/// How many I/Os ahead of submitting them the runner draws a job's offsets and passes them to
+/// [`Device::hint_next_offset`] (the trace replayer likewise). Part of the trait's contract, so
+/// the runner needs nothing of a particular device; the simulated target checks at compile time
+/// that it matches the depth its mapping prefetches are pipelined for.
+pub const HINT_LOOKAHEAD: usize = 8;
+
 /// A block device as the host sees it: submit commands, wait for completions.
 pub trait Device {
     fn info(&self) -> DeviceInfo;
@@ -132,8 +138,9 @@ pub trait Device {
     /// Commands submitted but not yet returned by [`Device::wait`].
     fn outstanding(&self) -> usize;
 
-    /// A command at `offset_bytes` will be submitted soon. A performance hint only (the
-    /// simulator prefetches its mapping state); results must not depend on it.
+    /// A command at `offset_bytes` will be submitted [`HINT_LOOKAHEAD`] commands from now. A
+    /// performance hint only (the simulator prefetches its mapping state); results must not
+    /// depend on it.
     fn hint_next_offset(&mut self, _offset_bytes: u64) {}
 
     /// Lets work the device does on its own after a job group (a write buffer draining) finish

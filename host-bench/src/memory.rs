@@ -68,7 +68,7 @@ pub fn table_estimate(p: &ValidatedProfile, scale_divisor: u32, track_sequence: 
     let units = g.raw_bytes() / u64::from(p.profile.controller.mapping_unit_bytes.max(1));
     let per_unit = TABLE_BYTES_PER_UNIT + if track_sequence { SEQUENCE_BYTES_PER_UNIT } else { 0.0 };
     let blocks = u64::from(g.dies()) * u64::from(g.blocks_per_plane);
-    (units, (units as f64 * per_unit) as u64 + blocks * BYTES_PER_BLOCK)
+    (units, nand_model::cast::sat_u64(units as f64 * per_unit) + blocks * BYTES_PER_BLOCK)
 }
 
 /// Result collections of `job` (`None`: one job of unknown length): per reported
@@ -78,7 +78,7 @@ pub fn results_estimate(job: Option<&JobFile>, time_scale: f64, interval_ns: u64
     let point = (std::mem::size_of::<IntervalPoint>() + 3 * 8) as u64;
     let per_slot = |runtime_ns: Option<u64>| {
         let points = runtime_ns
-            .map(|r| (r as f64 * time_scale / interval_ns.max(1) as f64).ceil() as u64 + 2)
+            .map(|r| nand_model::cast::sat_u64((r as f64 * time_scale / interval_ns.max(1) as f64).ceil()) + 2)
             .unwrap_or(u64::MAX)
             .min(MAX_SERIES_POINTS as u64);
         6 * HISTOGRAM_BYTES + points * point

@@ -294,7 +294,7 @@ fn stop_requested(opts: &RunOptions) -> bool {
 }
 
 fn scale(ns: u64, f: f64) -> u64 {
-    (ns as f64 * f).round() as u64
+    nand_model::cast::sat_u64((ns as f64 * f).round())
 }
 
 /// Accumulating result of one reported job while its group runs.

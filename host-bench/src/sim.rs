@@ -5,6 +5,9 @@
 use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoDir, IoRequest};
 use ftl::device::{Counters, HostOp, SimSsd, SubmitError};
 
+// The runner hints offsets as far ahead as the simulator's prefetch pipeline expects them.
+const _: () = assert!(crate::device::HINT_LOOKAHEAD == ftl::device::HINT_LOOKAHEAD);
+
 /// One sample of the drive's counters at a simulated instant.
 #[derive(Clone, Copy, Debug)]
 pub struct CounterSample {

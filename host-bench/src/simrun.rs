@@ -153,28 +153,39 @@ pub struct PowerSpan {
 
 impl SimSession {
     pub fn new(cfg: SimConfig) -> Result<SimSession, SimError> {
-        Self::build(cfg, false)
+        Self::build(cfg, None, false)
+    }
+
+    /// A session on `profile`, given in memory (a calibration candidate) rather than loaded
+    /// from `cfg.drive`, which then only names it.
+    pub fn from_profile(cfg: SimConfig, profile: ValidatedProfile) -> Result<SimSession, SimError> {
+        Self::build(cfg, Some(profile), false)
     }
 
     /// A session whose drive keeps write sequences in the spare area, so that
     /// [`ftl::device::SimSsd::power_cut`] can be simulated (more memory; same results).
     pub fn with_power_loss(cfg: SimConfig) -> Result<SimSession, SimError> {
-        Self::build(cfg, true)
+        Self::build(cfg, None, true)
     }
 
-    fn build(cfg: SimConfig, track_sequence: bool) -> Result<SimSession, SimError> {
-        let (profile, opts) = Self::prepare(&cfg, track_sequence)?;
+    fn build(cfg: SimConfig, profile: Option<ValidatedProfile>, track_sequence: bool) -> Result<SimSession, SimError> {
+        let (profile, opts) = Self::prepare_with(&cfg, profile, track_sequence)?;
         let ssd =
             SimSsd::new(&profile, &opts).map_err(|source| SimError::Device { drive: cfg.drive.clone(), source })?;
         Ok(Self::with_drive(cfg, profile, &opts, ssd))
     }
 
-    /// The profile and device options `cfg` asks for (checked: power state, cap).
-    pub(crate) fn prepare(
+    /// The profile (`profile` when given, else the one `cfg.drive` names) and the device
+    /// options `cfg` asks for (checked: power state, cap).
+    pub(crate) fn prepare_with(
         cfg: &SimConfig,
+        profile: Option<ValidatedProfile>,
         track_sequence: bool,
     ) -> Result<(ValidatedProfile, DeviceOptions), SimError> {
-        let profile = profile::load(&cfg.drive)?;
+        let profile = match profile {
+            Some(p) => p,
+            None => profile::load(&cfg.drive)?,
+        };
         let scale_divisor = cfg.scale_divisor.unwrap_or_else(|| auto_scale(&profile));
         let power_cap_w = resolve_cap(cfg, &profile)?;
         let opts = DeviceOptions {

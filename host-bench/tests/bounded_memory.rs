@@ -1,6 +1,7 @@
 //! Per-run collections stay bounded: a QD1 run (the drive drains after every command) keeps a
 //! handful of counter samples per interval, not one per I/O, and the counters a result reads at
 //! any reported instant are exactly what keeping every drain sample would have given.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
 use host_bench::job::{parse_str, ParseOptions};

@@ -1,6 +1,7 @@
 //! Pins the `"ssdlab"` objects of the JSON report (docs/results.md): their field names and
 //! order, and that the report writes exactly the typed structs (`DriveStats`, `RunStats`) and
 //! the figures (`job_figures`) that the sweep, calibration, validate and predict read in memory.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::job::{parse_str, ParseOptions};
 use host_bench::report::{job_figures, FioReportJson, JobFigures};

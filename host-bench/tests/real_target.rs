@@ -1,6 +1,7 @@
 //! RealTarget on plain files in the temp dir: data round trips, request checks, destroy
 //! refusal, verify, and both engines. io_uring-only tests skip with a note where io_uring is
 //! unavailable; the psync engine is always tested.
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use std::fs::{self, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};

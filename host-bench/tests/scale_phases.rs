@@ -3,6 +3,7 @@
 //! would weigh `factor` times more in a scaled phase than on the full-size drive unless it is
 //! scaled too (issue 13: fill, then a 30 s QD1 random read at 11 W with no ramp gave 0.32x the
 //! uncapped IOPS at the default scale).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::job::{self, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};

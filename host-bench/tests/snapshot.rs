@@ -3,6 +3,7 @@
 //! behaves exactly as the drive that never stopped; a run continued from a snapshot reports
 //! byte for byte what the uninterrupted run reports for the same jobs; snapshots of another
 //! drive configuration, or damaged ones, are refused.
+#![allow(clippy::cast_possible_truncation, clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{HostCompletion, HostOp, SimSsd};
 use host_bench::job::{parse_str, JobFile, ParseOptions};

@@ -1,4 +1,5 @@
 //! Every suite end to end on the `tiny` drive with short settings.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::simrun::SimConfig;
 use host_bench::suites::{act, ezfio, fob, pts, pts_report, vdbench, Ctl, OutDir, SimBench};

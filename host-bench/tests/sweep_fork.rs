@@ -2,6 +2,7 @@
 //! drive): the table equals running each point from the same drive saved to a snapshot file,
 //! shards sharing a drive cache merge to the whole table, and the preconditioning prefix is
 //! the leading fixed-work groups.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::job::{parse_str, JobFile, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};

@@ -1,5 +1,6 @@
 //! Each trace format on a small sample written in that exact format: exact times, directions,
 //! offsets and lengths; bad lines counted with file:line, fatal with strict; compressed input.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,5 +1,6 @@
 //! Event-engine throughput: NAND operations per wall second on a many-die random schedule
 //! (128 dies on 8 channels, the size of a 7.68 TB TLC drive).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nand_model::*;

@@ -18,6 +18,7 @@ impl FastDiv {
     }
 
     #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)] // the quotient is at most `n`
     pub fn quotient(self, n: u32) -> u32 {
         if self.c == 0 {
             return n;

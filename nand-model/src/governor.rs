@@ -242,7 +242,7 @@ impl Governor {
         if self.tokens_j - floor_j + 1e-15 < charge {
             // Ops bigger than the bucket are clamped to its depth, so this always comes true.
             let need = charge - (self.tokens_j - floor_j);
-            let ns = (need / self.rate_w * 1e9).ceil() as SimTime;
+            let ns = crate::cast::sat_u64((need / self.rate_w * 1e9).ceil());
             return Admission::Wait(Some(now + ns.max(1)));
         }
         self.tokens_j -= charge;
@@ -369,7 +369,7 @@ impl Governor {
         m.advance(now, self.stats.throttled_ns, self.throttled_since);
         m.advance(now + self.cfg.bin_ns * (m.interval_bins + RING_BINS as u64), self.throttled_total(now), None);
         let mut s = m.series;
-        let end = now.div_ceil(self.cfg.bin_ns * m.interval_bins).max(1) as usize;
+        let end = crate::cast::usize_from(now.div_ceil(self.cfg.bin_ns * m.interval_bins).max(1));
         s.truncate(end);
         s
     }
@@ -438,15 +438,15 @@ impl Meter {
     fn advance(&mut self, now: SimTime, closed_ns: SimTime, since: Option<SimTime>) {
         let target = now / self.bin_ns;
         while self.base < target {
-            let slot = (self.base % RING_BINS as u64) as usize;
+            let slot = crate::cast::usize_from(self.base % RING_BINS as u64);
             let e = std::mem::take(&mut self.ring[slot]);
             let w = e / (self.bin_ns as f64 * 1e-9) + self.baseline_w;
             self.peak_w = self.peak_w.max(w);
-            let mut idx = (self.base / self.interval_bins) as usize;
+            let mut idx = crate::cast::usize_from(self.base / self.interval_bins);
             while self.series.len() <= idx {
                 if self.series.len() == MAX_SERIES_INTERVALS {
                     self.decimate();
-                    idx = (self.base / self.interval_bins) as usize;
+                    idx = crate::cast::usize_from(self.base / self.interval_bins);
                     continue;
                 }
                 // One push per interval of simulated time, never per op.
@@ -492,7 +492,7 @@ impl Meter {
         while t < end {
             let b = (t / self.bin_ns).min(last_bin);
             let bin_end = if b == last_bin { end } else { ((b + 1) * self.bin_ns).min(end) };
-            self.ring[(b % RING_BINS as u64) as usize] += per_ns * (bin_end - t) as f64;
+            self.ring[crate::cast::usize_from(b % RING_BINS as u64)] += per_ns * (bin_end - t) as f64;
             t = bin_end;
         }
     }

@@ -20,6 +20,7 @@
 //! assert!(done.end_ns > 0);
 //! ```
 
+pub mod cast;
 pub mod config_error;
 pub mod consumed;
 pub mod energy;

@@ -3,6 +3,7 @@
 
 /// Stores `item` in a free slot of `items` (the most recently freed) or a new one; returns its
 /// index. The caller pushes an index onto `free` when it is done with that slot.
+#[allow(clippy::cast_possible_truncation)] // slot ids are u32 by design: a pool holds at most the records in flight
 #[inline]
 pub fn put<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
     match free.pop() {

@@ -11,7 +11,7 @@ pub const NS_PER_S: SimTime = 1_000_000_000;
 /// Converts a configured duration in microseconds (a float in profiles, for readability) into
 /// integer nanoseconds, rounding to the nearest ns. Done once at load, never on the hot path.
 pub fn us_to_ns(us: f64) -> SimTime {
-    (us * 1_000.0).round().max(0.0) as SimTime
+    crate::cast::sat_u64((us * 1_000.0).round())
 }
 
 /// Nanoseconds to move `bytes` over a link of `bytes_per_s`, rounded up so that a transfer never
@@ -24,7 +24,10 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> SimTime {
     // library call, and this runs for every NAND and PCIe transfer.
     match bytes.checked_mul(NS_PER_S) {
         Some(num) => num.div_ceil(bytes_per_s),
-        None => (bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128) as SimTime,
+        // Saturates: a transfer longer than u64 ns never ends within a simulation.
+        None => {
+            SimTime::try_from((bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128)).unwrap_or(SimTime::MAX)
+        }
     }
 }
 

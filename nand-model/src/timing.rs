@@ -212,7 +212,9 @@ impl Timing {
     /// the figure NAND papers quote as "MB/s per die".
     pub fn die_program_bytes_per_s(&self, geo: &Geometry) -> f64 {
         let unit = geo.program_unit_bytes();
-        let t = self.program_array_ns(geo.planes_per_die) + self.transfer_ns(unit as u32) + self.t_cmd_ns;
+        let t = self.program_array_ns(geo.planes_per_die)
+            + crate::time::transfer_ns(unit, self.channel_bytes_per_s)
+            + self.t_cmd_ns;
         unit as f64 * NS_PER_S as f64 / t as f64
     }
 }

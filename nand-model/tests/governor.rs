@@ -5,6 +5,7 @@
 //!   one more depth that host reads may borrow.
 //! - A host read is never kept behind a program the governor holds on its die.
 //! - Nothing is lost: every op completes once. A cap above peak power changes nothing.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use nand_model::time::NS_PER_MS;
 use nand_model::*;

@@ -158,7 +158,7 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     let mut rng = SplitMix(1);
     closed_loop(&mut d, a.qd, user_units, || rng.below(user_units) * 4096)?;
     let before = d.counters();
-    let n = (user_units as f64 * a.drive_writes) as u64;
+    let n = nand_model::cast::sat_u64(user_units as f64 * a.drive_writes);
     // The measured writes run as equal segments, each timed on its own: on a shared machine the
     // wall clock of a segment can stretch when the host steals the CPU, so the median segment
     // is the figure and the spread is shown beside it.

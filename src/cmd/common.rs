@@ -178,7 +178,7 @@ pub fn parse_capacity(s: &str) -> Result<u64, String> {
     if !(1.0..1e17).contains(&v) {
         return Err("out of range (allowed 1 B ..= 100 PB)".into());
     }
-    Ok(v as u64)
+    Ok(nand_model::cast::sat_u64(v))
 }
 
 /// "28%" or "0.28" -> 0.28.

@@ -144,7 +144,7 @@ fn parse_sim_time(text: &str) -> Result<u64, CliError> {
     if !(ns.is_finite() && ns > 0.0 && ns < 1e18) {
         return Err(bad());
     }
-    Ok(ns.round() as u64)
+    Ok(nand_model::cast::sat_u64(ns.round()))
 }
 
 fn command_line() -> String {

@@ -59,7 +59,7 @@ pub fn with_ctl<T>(label: &str, body: impl FnOnce(&mut Ctl) -> Result<T, SuiteEr
     let stop = interrupt_flag();
     let pb = progress_bar(label);
     let mut cb = |step: &str, f: f64| {
-        pb.set_position((f * 1000.0) as u64);
+        pb.set_position(nand_model::cast::sat_u64(f * 1000.0));
         pb.set_message(step.to_string());
     };
     let mut ctl = Ctl { stop: Some(&stop), progress: Some(&mut cb) };

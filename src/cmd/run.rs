@@ -63,7 +63,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let pb = progress_bar("run");
     let mut on_progress = |p: RunProgress| {
         let f = (p.group as f64 + p.fraction) / p.groups.max(1) as f64;
-        pb.set_position((f * 1000.0) as u64);
+        pb.set_position(nand_model::cast::sat_u64(f * 1000.0));
     };
     let (json_value, result, csvs, stats) = if a.real.target.is_some() {
         let (v, r, csvs) = run_real(&a, &file, &stop, &mut on_progress)?;

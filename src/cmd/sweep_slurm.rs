@@ -71,7 +71,12 @@ pub fn run(a: &SweepArgs) -> Result<(), CliError> {
 
 /// The submission from the command line: tasks, the grid's arguments, sbatch options.
 fn slurm_job(a: &SweepArgs, spec: &SweepSpec, out: &Path) -> Result<SlurmJob, CliError> {
-    let points = spec.grid().len() as u32;
+    let points = u32::try_from(spec.grid().len()).map_err(|_| {
+        CliError::bad_input(format!(
+            "the grid has {} points; a Slurm array takes at most 4294967295",
+            spec.grid().len()
+        ))
+    })?;
     let tasks = a.slurm_tasks.unwrap_or(points);
     if tasks == 0 || tasks > points {
         return Err(CliError::bad_input(format!(

@@ -77,7 +77,7 @@ fn stats(a: StatsArgs) -> Result<(), CliError> {
         }
     }
     let mut r = a.input.reader()?;
-    let s = trace_stats(&mut r, (a.interval * 1e9).round() as u64).map_err(CliError::bad_input)?;
+    let s = trace_stats(&mut r, nand_model::cast::sat_u64((a.interval * 1e9).round())).map_err(CliError::bad_input)?;
     report_bad_lines(&r);
     print_out(&stats_text(&s))?;
     if let Some(p) = &a.json {

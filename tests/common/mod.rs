@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests of the `ssdlab` binary: running it, a directory of
 //! the test's own that is removed when the test ends (passed or failed), the test data folder.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 // Each test file uses some of these.
 #![allow(dead_code)]
 

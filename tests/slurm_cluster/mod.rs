@@ -1,6 +1,7 @@
 //! A throwaway single-node Slurm for tests: munged, slurmctld and slurmd started as root from
 //! Debian's packages on a config, state and a munge key in a temp dir, on a free port pair.
 //! Dropping the [`Cluster`] cancels its jobs and stops the three daemons by pid.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

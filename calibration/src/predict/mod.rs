@@ -109,7 +109,7 @@ pub fn apply(base: &Plan, w: &WhatIf) -> Result<Plan, String> {
     let mut plan = base.clone();
     plan.id = w.label.clone();
     if let Some(op) = w.op {
-        plan.user_capacity_bytes = Some((raw as f64 / (1.0 + op)) as u64);
+        plan.user_capacity_bytes = Some(nand_model::cast::sat_u64(raw as f64 / (1.0 + op)));
     }
     if let Some(c) = w.user_capacity_bytes {
         plan.user_capacity_bytes = Some(c);

@@ -1,6 +1,7 @@
 //! Building a `SimSsd` from a profile: scaling, capacity and OP checks, GC thresholds, governor.
 
 use super::*;
+use nand_model::cast::{sat_u32, sat_u64};
 
 impl DeviceOptions {
     /// The user capacity at full scale these options give `p`, bytes.
@@ -11,7 +12,7 @@ impl DeviceOptions {
                 if !(op > 0.0 && op <= 10.0) {
                     return Err(DeviceError::Op(op * 100.0));
                 }
-                (p.geometry.raw_bytes() as f64 / (1.0 + op)) as u64
+                sat_u64(p.geometry.raw_bytes() as f64 / (1.0 + op))
             }
             (None, None) => p.profile.host.user_capacity_bytes,
         })
@@ -26,23 +27,25 @@ impl SimSsd {
         let layout = Layout::new(geo, mu).map_err(|e| e.advise_scale(&p.geometry, mu))?;
         let raw_full = p.geometry.raw_bytes();
         let user_full = opts.user_capacity_full(p)?;
-        let user_mus = ((user_full as f64 / factor) as u64 / mu as u64) as u32;
+        let user_mus_wide = sat_u64(user_full as f64 / factor) / mu as u64;
         let blocks = layout.blocks;
-        let pct_blocks = |pct: f64| (blocks as f64 * pct / 100.0).ceil() as u32;
-        let reserved_per_die = ((layout.blocks_per_die as f64 * prof.ftl.reserved_blocks_pct / 100.0).round() as u32)
+        let pct_blocks = |pct: f64| sat_u32((blocks as f64 * pct / 100.0).ceil());
+        let reserved_per_die = sat_u32((layout.blocks_per_die as f64 * prof.ftl.reserved_blocks_pct / 100.0).round())
             .min(layout.blocks_per_die / 2);
         let host_reserve = pct_blocks(prof.ftl.gc_fg_free_pct).max(2);
         let threshold = pct_blocks(prof.ftl.gc_bg_free_pct).max(host_reserve + 2);
         let in_service = blocks - reserved_per_die * layout.dies;
         let usable_mus = (in_service.saturating_sub(threshold)) as u64 * layout.mus_per_block as u64;
-        if user_mus as u64 >= usable_mus || user_mus == 0 {
-            let usable = (usable_mus as f64 * mu as f64 * factor) as u64;
+        // Below the usable units, which Layout keeps within u32.
+        let user_mus = u32::try_from(user_mus_wide).ok().filter(|&u| (u as u64) < usable_mus && u > 0);
+        let Some(user_mus) = user_mus else {
+            let usable = sat_u64(usable_mus as f64 * mu as f64 * factor);
             return Err(DeviceError::Capacity {
                 user: user_full,
                 usable,
                 min_op_pct: (raw_full as f64 / usable as f64 - 1.0) * 100.0,
             });
-        }
+        };
         let cfg = CoreConfig {
             user_mus,
             policy: opts.gc_policy.unwrap_or(prof.ftl.gc_policy),
@@ -56,7 +59,7 @@ impl SimSsd {
         let capacity = Capacity {
             scale_factor: factor,
             raw_bytes_full: raw_full,
-            user_bytes_full: (user_sim as f64 * factor).round() as u64,
+            user_bytes_full: sat_u64((user_sim as f64 * factor).round()),
             raw_bytes_sim: geo.raw_bytes(),
             user_bytes_sim: user_sim,
             op: (geo.raw_bytes() as f64 - user_sim as f64) / user_sim as f64,
@@ -65,7 +68,7 @@ impl SimSsd {
             blocks,
         };
         let mut timing = p.timing;
-        timing.t_bers_ns = (timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round() as SimTime;
+        timing.t_bers_ns = sat_u64((timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round());
         let mut flash = Flash::new(geo, timing, p.energy);
         if opts.power_cap_w.is_some() || opts.power_meter_interval_ns.is_some() {
             let standby_w = p.energy.standby_w * geo.dies() as f64;
@@ -74,6 +77,8 @@ impl SimSsd {
             flash.set_governor(Some(nand_model::Governor::new(gc, geo.dies())?));
         }
         let ctrl = &prof.controller;
+        #[allow(clippy::cast_possible_truncation)] // read_ahead_kib <= 2^20 (validated): fits u32
+        let ra_window_mus = ((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32;
         Ok(SimSsd {
             core: FtlCore::new(layout, cfg),
             flash,
@@ -88,11 +93,11 @@ impl SimSsd {
             pending_writes: VecDeque::new(),
             buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
             buffer_used_mus: 0,
-            ctrl_ns_per_cmd: (1e6 / ctrl.cmd_limit_kiops).round() as SimTime,
-            ctrl_ps_per_write_byte: ctrl.write_bandwidth_mbps.map_or(0, |bw| (1e6 / bw).round() as u64),
-            ctrl_ns_per_write: (1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round() as SimTime,
+            ctrl_ns_per_cmd: sat_u64((1e6 / ctrl.cmd_limit_kiops).round()),
+            ctrl_ps_per_write_byte: ctrl.write_bandwidth_mbps.map_or(0, |bw| sat_u64((1e6 / bw).round())),
+            ctrl_ns_per_write: sat_u64((1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round()),
             ctrl_free: 0,
-            pcie: TransferTimer::new(prof.host.pcie_bytes_per_s() as u64),
+            pcie: TransferTimer::new(sat_u64(prof.host.pcie_bytes_per_s())),
             pcie_in_free: 0,
             pcie_out_free: 0,
             read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
@@ -117,8 +122,7 @@ impl SimSsd {
             controller_idle_w: prof.power.controller_idle_w,
             host_j_per_byte: prof.power.host_pj_per_byte * 1e-12,
             plp: opts.plp.unwrap_or(ctrl.plp),
-            read_ahead: (ctrl.read_ahead_kib > 0)
-                .then(|| ReadAhead::new(((ctrl.read_ahead_kib as u64 * 1024) / mu as u64).max(1) as u32)),
+            read_ahead: (ctrl.read_ahead_kib > 0).then(|| ReadAhead::new(ra_window_mus)),
             hint_ring: [u32::MAX; HINT_STAGE],
             hint_pos: 0,
             rmw: RmwReads::default(),

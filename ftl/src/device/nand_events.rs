@@ -4,7 +4,7 @@ use super::*;
 
 impl SimSsd {
     #[inline]
-    pub(super) fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
+    pub(crate) fn run_core_events(&mut self, ev: &mut Vec<CoreEvent>) {
         if ev.is_empty() {
             return;
         }
@@ -49,6 +49,7 @@ impl SimSsd {
         }
     }
 
+    #[allow(clippy::cast_possible_truncation)] // tags carry u32 slot and block ids in their low bits
     pub(super) fn on_nand_done(&mut self, d: NandDone) {
         let id = d.tag & TAG_MASK;
         match d.tag & !TAG_MASK {
@@ -88,12 +89,7 @@ impl SimSsd {
                 self.erase_ready_victims();
                 self.try_admit();
             }
-            TAG_ERASE => {
-                self.core.erase_done(id as u32);
-                self.pending_erases -= 1;
-                self.try_admit();
-                self.maybe_gc();
-            }
+            TAG_ERASE => self.on_erase_done(id as u32),
             _ => {}
         }
     }

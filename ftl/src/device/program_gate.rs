@@ -4,6 +4,7 @@
 use super::*;
 
 impl SimSsd {
+    #[allow(clippy::cast_possible_truncation)] // planes_per_die <= 16 (validated geometry)
     pub(super) fn submit_program(&mut self, slot: u32) {
         let r = self.pus[slot as usize];
         let planes = self.core.layout.geo.planes_per_die as u8;
@@ -15,7 +16,7 @@ impl SimSsd {
     /// on other dies.
     pub(super) fn release_waiting_programs(&mut self, seq: u64) {
         let Some(i) = seq.checked_sub(self.read_waiters_base) else { return };
-        if let Some(slot) = self.read_waiters.get_mut(i as usize) {
+        if let Some(slot) = self.read_waiters.get_mut(nand_model::cast::usize_from(i)) {
             let mut qi = std::mem::replace(slot, NO_QUEUE);
             while qi != NO_QUEUE {
                 let next = self.next_waiter[qi as usize];
@@ -43,7 +44,7 @@ impl SimSsd {
                     self.read_waiters.push_front(NO_QUEUE);
                     self.read_waiters_base -= 1;
                 }
-                let i = (next - self.read_waiters_base) as usize;
+                let i = nand_model::cast::usize_from(next - self.read_waiters_base);
                 if self.read_waiters.len() <= i {
                     self.read_waiters.resize(i + 1, NO_QUEUE);
                 }

@@ -61,6 +61,7 @@ impl SimSsd {
     /// Extends the read-ahead window: the units after the stream's last read are read into DRAM,
     /// one group per word line (a multi-plane read per page type), units in the write buffer or
     /// unmapped need no read.
+    #[allow(clippy::cast_possible_truncation)] // planes (<= 16), page types (<= 4) and their counts are small (validated geometry)
     pub(super) fn read_ahead_more(&mut self) {
         let Some((from, to)) = self.read_ahead.as_ref().and_then(|ra| ra.wanted(self.core.user_mus())) else {
             return;
@@ -115,6 +116,7 @@ impl SimSsd {
     }
 
     /// A single-plane host-priority read of `bytes` of one NAND page.
+    #[allow(clippy::cast_possible_truncation)] // planes (<= 16), page types (<= 4) and their counts are small (validated geometry)
     pub(super) fn issue_page_read(&mut self, tag: u64, (block, page, bytes): (u32, u32, u32)) {
         let l = self.core.layout;
         let die = l.die_of_block(block);

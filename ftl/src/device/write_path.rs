@@ -5,7 +5,7 @@ use super::*;
 
 impl SimSsd {
     /// Admits waiting writes, in order, while buffer space and stream space allow.
-    pub(super) fn try_admit(&mut self) {
+    pub(crate) fn try_admit(&mut self) {
         while let Some(&slot) = self.pending_writes.front() {
             if !self.admit(slot) {
                 return;

@@ -1,6 +1,7 @@
 //! Drawing a drive from a seed: the embedded `tiny` profile with its geometry, timing, buffer,
 //! mapping unit, sector size, GC policy, PLP, OP, power cap and scale varied within the ranges
 //! the profile loader and `SimSsd::new` accept, so every draw builds.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use ftl::config::GcPolicy;
 use ftl::device::{DeviceOptions, SimSsd};

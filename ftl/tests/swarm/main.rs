@@ -16,6 +16,7 @@
 //! `cargo test -p ftl --test swarm` runs a fixed set of seeds. More: `SSDLAB_SWARM_SEEDS=500`
 //! (with `SSDLAB_SWARM_FROM=N` to start elsewhere); one: `SSDLAB_SWARM_SEED=S`. A failure prints
 //! its seed, the drawn drive and workload, and the command that reproduces it.
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 mod drive;
 mod model;

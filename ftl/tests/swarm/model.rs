@@ -1,6 +1,7 @@
 //! The shadow model the swarm checks the drive against: per mapping unit, what the host may
 //! read (zeros, or a copy at least as new as the last acknowledged write), and the units that
 //! commands in flight touch (those are not checked until the commands complete).
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use ftl::core::FtlCore;
 

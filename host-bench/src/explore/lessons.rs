@@ -332,6 +332,7 @@ fn q_policies(r: &[Recording]) -> Vec<Question> {
     ]
 }
 
+#[allow(clippy::cast_possible_truncation)] // delta entries hold u32 block ids and erase counts
 fn erase_spread(r: &[Recording]) -> String {
     r.iter()
         .map(|x| {

@@ -65,7 +65,7 @@ pub struct Recorder {
 
 fn lat_bucket(ns: u64) -> usize {
     if ns < 4 {
-        return ns as usize;
+        return nand_model::cast::usize_from(ns);
     }
     let lg = 63 - ns.leading_zeros() as usize;
     (lg * 4 + ((ns >> (lg - 2)) & 3) as usize).min(LAT_BUCKETS - 1)
@@ -124,7 +124,7 @@ fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
     let mut c: Vec<(f64, u32)> = t
         .die_blocks(v / ssd.core.layout.blocks_per_die.max(1))
         .filter(|&b| b != v && t.is_candidate(b, mpb))
-        .map(|b| (ftl::gc_policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
+        .map(|b| (ftl::gc::policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
         .collect();
     c.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     c.iter().take(RIVALS).map(|&(s, b)| (b, t.valid[b as usize], Some(s).filter(|s| s.is_finite()))).collect()
@@ -161,6 +161,7 @@ impl Recorder {
 
     /// Called after every `wait` of the run (with its completion, if any).
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
     pub fn observe(&mut self, ssd: &SimSsd, done: Option<&IoCompletion>) {
         self.calls += 1;
         if let Some(c) = done {
@@ -178,13 +179,17 @@ impl Recorder {
         if fine {
             self.fine_left -= 1;
             self.frame(ssd);
-            *self.frames.fine.last_mut().unwrap() = true;
+            // frame() has just pushed this frame's flag.
+            if let Some(fine) = self.frames.fine.last_mut() {
+                *fine = true;
+            }
         } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
     }
 
     /// Takes a frame now.
+    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
     pub fn frame(&mut self, ssd: &SimSsd) {
         let c = ssd.counters();
         let idx = self.frames.t_ns.len() as u32;
@@ -241,7 +246,7 @@ impl Recorder {
                     victims.push(VictimRec {
                         block: b,
                         valid,
-                        score: Some(ftl::gc_policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                        score: Some(ftl::gc::policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
                         rivals: rivals(ssd, b),
                     });
                 }
@@ -272,6 +277,7 @@ impl Recorder {
     }
 
     /// Adds what the shown dies are doing now to the die timeline.
+    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
     fn die_activity(&mut self, ssd: &SimSsd) {
         let dies = (self.meta.sampled_blocks / self.meta.blocks_per_die.max(1)) as usize;
         let tl = &mut self.dies;
@@ -318,6 +324,7 @@ impl Recorder {
 
     /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
     /// frames stay) and doubles the completions per frame.
+    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
     fn thin(&mut self) {
         let n = self.frames.t_ns.len();
         // The last old frame of each new frame, and each old frame's new index.

@@ -33,6 +33,7 @@ pub fn percentile_us(counts: &[u64], pct: u64) -> f64 {
 /// The chart series of `r` over `[t_start, t_end]` in [`BINS`] intervals: interval k ends at
 /// the last frame at or before `t_start + (t_end - t_start) * k / BINS` (intervals that would
 /// hold no frame are skipped). `t_start` is 0 except on a drive loaded from a snapshot.
+#[allow(clippy::cast_possible_truncation)] // frame indices are u32 like the recorder's
 pub fn chart_series(r: &Recording, t_start: u64, t_end: u64) -> Series {
     let f = &r.frames;
     let mut s = Series::default();
@@ -40,7 +41,7 @@ pub fn chart_series(r: &Recording, t_start: u64, t_end: u64) -> Series {
     let mut lat = r.lat.iter().peekable();
     let mut prev = 0usize;
     for k in 1..=BINS {
-        let te = t_start + ((t_end - t_start) as u128 * k as u128 / BINS as u128) as u64;
+        let te = t_start + nand_model::cast::low_u64((t_end - t_start) as u128 * k as u128 / BINS as u128);
         let b = frame_at(f, te);
         if b <= prev {
             continue;

@@ -107,7 +107,7 @@ impl SizeSpec {
     pub fn resolve(self, capacity_bytes: u64, align_bytes: u64) -> u64 {
         let raw = match self {
             SizeSpec::Bytes(b) => b,
-            SizeSpec::Percent(p) => (capacity_bytes as f64 * p / 100.0) as u64,
+            SizeSpec::Percent(p) => nand_model::cast::sat_u64(capacity_bytes as f64 * p / 100.0),
         };
         let align = align_bytes.max(1);
         raw / align * align

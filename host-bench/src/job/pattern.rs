@@ -377,6 +377,7 @@ impl IoPattern {
     /// A uniform random offset without replacement and the length that fits there: fio marks
     /// the I/O's blocks in the map and trims the I/O at the first block already used.
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // fits <= len, a u32
     fn covered_offset(&mut self, d: usize, len: u32) -> (u64, u32) {
         let unit = self.unit_bytes;
         match &mut self.coverage {
@@ -424,6 +425,7 @@ impl IoPattern {
     }
 
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // below(100) < 100
     fn next_len(&mut self, d: usize) -> u32 {
         let table = &self.bs_table[d];
         if table.len() == 1 {
@@ -434,6 +436,7 @@ impl IoPattern {
     }
 
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // below(100) < 100
     fn random_offset(&mut self, d: usize, len: u32) -> u64 {
         let align = self.align_bytes[d];
         let last_start = self.span_bytes - u64::from(len);
@@ -477,7 +480,7 @@ impl IoPattern {
                 break;
             }
         }
-        x.clamp(0.0, max) as u64
+        nand_model::cast::sat_u64(x.clamp(0.0, max))
     }
 
     /// Bijection on 0..slots: an invertible mix on the next power of two, cycle-walked until

@@ -19,7 +19,7 @@ impl RandomMap {
     /// A map of `blocks` free blocks (at least 1).
     pub fn new(blocks: u64) -> Self {
         let blocks = blocks.max(1);
-        let words = huge_zeroed(blocks.div_ceil(64) as usize);
+        let words = huge_zeroed(nand_model::cast::usize_from(blocks.div_ceil(64)));
         let mut map = RandomMap { words, blocks, used: 0 };
         map.mark_tail();
         map

@@ -1,7 +1,7 @@
 //! Stage two: apply one option to a [`JobSpec`], validating its value.
 
 use super::error::{JobError, Loc};
-use super::value::{boolean, float_in, int_in, per_dir, size_bytes, size_spec, time_ns};
+use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns};
 use super::{
     BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, Sequencing, SizeSpec, SsMetric, SteadyState,
     StridedZones, UnifiedRw, Zone,
@@ -32,10 +32,10 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "bs" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
         "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
-        "rwmixread" => spec.rwmixread_percent = int_in(v, 0, 100, loc)? as u32,
-        "rwmixwrite" => spec.rwmixread_percent = 100 - int_in(v, 0, 100, loc)? as u32,
-        "iodepth" => spec.iodepth = int_in(v, 1, 65536, loc)? as u32,
-        "numjobs" => spec.numjobs = int_in(v, 1, 4096, loc)? as u32,
+        "rwmixread" => spec.rwmixread_percent = int_in_u32(v, 0, 100, loc)?,
+        "rwmixwrite" => spec.rwmixread_percent = 100 - int_in_u32(v, 0, 100, loc)?,
+        "iodepth" => spec.iodepth = int_in_u32(v, 1, 65536, loc)?,
+        "numjobs" => spec.numjobs = int_in_u32(v, 1, 4096, loc)?,
         "size" => spec.size = Some(nonzero_size(v, loc)?),
         "offset" => spec.offset = size_spec(v, loc)?,
         "io_size" => spec.io_size = Some(nonzero_size(v, loc)?),
@@ -43,11 +43,11 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "runtime" => spec.runtime_ns = Some(time_ns(v, loc)?),
         "time_based" => spec.time_based = boolean(value, loc)?,
         "ramp_time" => spec.ramp_time_ns = time_ns(v, loc)?,
-        "loops" => spec.loops = int_in(v, 1, u32::MAX as u64, loc)? as u32,
+        "loops" => spec.loops = int_in_u32(v, 1, u32::MAX, loc)?,
         "stonewall" => spec.stonewall = boolean(value, loc)?,
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {
-            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| Ok(int_in(f, 0, 100, loc)? as u32))?
+            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| int_in_u32(f, 0, 100, loc))?
         }
         "norandommap" => spec.norandommap = boolean(value, loc)?,
         "random_generator" => spec.random_generator = random_generator(v, loc)?,
@@ -78,10 +78,10 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "latency_window" => spec.latency.window_ns = usec_time_ns(v, loc)?,
         "latency_percentile" => spec.latency.percentile = float_in(v, 0.0, 100.0, loc)?,
         "latency_run" => spec.latency.run = boolean(value, loc)?,
-        "flow_id" => spec.flow.id = int_in(v, 0, u64::from(u32::MAX), loc)? as u32,
+        "flow_id" => spec.flow.id = int_in_u32(v, 0, u32::MAX, loc)?,
         // fio 3.33 stores a negative weight unsigned (-1 is 4294967295), which wraps the
         // flow's total weight: refused rather than reproduced.
-        "flow" => spec.flow.weight = int_in(v, 0, 1000, loc)? as u32,
+        "flow" => spec.flow.weight = int_in_u32(v, 0, 1000, loc)?,
         "flow_sleep" => spec.flow.sleep_us = int_in(v, 0, u64::from(u32::MAX), loc)?,
         "io_submit_mode" => {
             spec.submit_offload = match v.trim() {
@@ -97,7 +97,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "read_iolog" if !v.trim().is_empty() => spec.replay.read_iolog = Some(v.trim().to_string()),
         "read_iolog" => return Err(loc.bad("is empty", "a fio iolog (version 2 or 3)")),
         "replay_no_stall" => spec.replay.no_stall = boolean(value, loc)?,
-        "replay_time_scale" => spec.replay.time_scale_percent = int_in(v, 1, u64::from(u32::MAX), loc)? as u32,
+        "replay_time_scale" => spec.replay.time_scale_percent = int_in_u32(v, 1, u32::MAX, loc)?,
         "replay_scale" => spec.replay.offset_divisor = int_in(v, 1, u64::from(u32::MAX), loc)?,
         "replay_align" => {
             let a = size_bytes(v, loc)?;
@@ -262,7 +262,8 @@ fn rw_mode(v: &str, seq: Sequencing, loc: &Loc) -> Result<(RwMode, Sequencing), 
         if n == 0 || n > u64::from(u32::MAX) {
             return Err(loc.bad("has an offset modifier out of range", "randread:N with N in 1..=4294967295"));
         }
-        seq.every_nr = n as u32;
+        seq.every_nr = u32::try_from(n)
+            .map_err(|_| loc.bad("has an offset modifier out of range", "randread:N with N in 1..=4294967295"))?;
     } else {
         let (neg, mag) = match m.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -302,7 +303,7 @@ fn block_size(v: &str, loc: &Loc) -> Result<u32, JobError> {
     if n == 0 || n > 1 << 30 {
         return Err(loc.bad("is out of range", "1..=1GiB"));
     }
-    Ok(n as u32)
+    u32::try_from(n).map_err(|_| loc.bad("is out of range", "1..=1GiB"))
 }
 
 fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
@@ -352,7 +353,7 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
             open = open.saturating_add(1);
             None
         } else {
-            let p = int_in(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))? as u32;
+            let p = int_in_u32(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))?;
             sum = sum.saturating_add(p);
             Some(p)
         };
@@ -404,7 +405,7 @@ fn zones(arg: &str, absolute: bool, loc: &Loc) -> Result<Vec<Zone>, JobError> {
     let (mut access_sum, mut size_pct_sum) = (0u32, 0.0f64);
     for item in arg.split(':').filter(|s| !s.trim().is_empty()) {
         let (a, s) = item.split_once('/').ok_or_else(|| loc.bad("has a zone without size", ALLOWED))?;
-        let access_percent = int_in(a, 0, 100, loc).map_err(|_| loc.bad("has a bad access percent", ALLOWED))? as u32;
+        let access_percent = int_in_u32(a, 0, 100, loc).map_err(|_| loc.bad("has a bad access percent", ALLOWED))?;
         let size = if absolute {
             SizeSpec::Bytes(size_bytes(s, loc)?)
         } else if s.trim().is_empty() {

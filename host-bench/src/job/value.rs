@@ -45,7 +45,7 @@ pub(crate) fn size_bytes(text: &str, loc: &Loc) -> Result<u64, JobError> {
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
         return Err(loc.bad("is too large", "at most 2^64-1 bytes"));
     }
-    Ok(bytes as u64)
+    Ok(nand_model::cast::sat_u64(bytes))
 }
 
 /// A size or a percent of the device (`50%`).
@@ -81,7 +81,7 @@ pub(crate) fn time_ns(text: &str, loc: &Loc) -> Result<u64, JobError> {
     if !ns.is_finite() || ns >= u64::MAX as f64 {
         return Err(loc.bad("is too long", TIME_ALLOWED));
     }
-    Ok(ns as u64)
+    Ok(nand_model::cast::sat_u64(ns))
 }
 
 /// An integer in `min..=max`; accepts size suffixes like fio does for integer options.
@@ -92,6 +92,12 @@ pub(crate) fn int_in(text: &str, min: u64, max: u64, loc: &Loc) -> Result<u64, J
         return Err(loc.bad("is out of range", &allowed));
     }
     Ok(n)
+}
+
+/// [`int_in`] for an option held as `u32`.
+pub(crate) fn int_in_u32(text: &str, min: u32, max: u32, loc: &Loc) -> Result<u32, JobError> {
+    let n = int_in(text, min.into(), max.into(), loc)?;
+    u32::try_from(n).map_err(|_| loc.bad("is out of range", &format!("{min}..={max}")))
 }
 
 /// A float in `min..=max` (inclusive).

@@ -43,7 +43,7 @@ impl ZipfSampler {
             let x = self.h_integral_inv(u);
             let k = (x + 0.5).floor().clamp(1.0, self.n);
             if k - x <= self.s || u >= self.bound(k) {
-                return k as u64 - 1;
+                return nand_model::cast::sat_u64(k) - 1;
             }
         }
         0
@@ -52,7 +52,7 @@ impl ZipfSampler {
     /// H(k + 0.5) - h(k), from the table for popular ranks.
     #[inline]
     fn bound(&self, k: f64) -> f64 {
-        match self.head_bound.get(k as usize - 1) {
+        match self.head_bound.get(nand_model::cast::sat_usize(k) - 1) {
             Some(&b) => b,
             None => self.h_integral(k + 0.5) - self.h(k),
         }
@@ -114,6 +114,6 @@ impl ParetoSampler {
 
     #[inline]
     pub fn sample(&self, u: f64) -> u64 {
-        (self.n_minus_1 * u.powf(self.power)) as u64
+        nand_model::cast::sat_u64(self.n_minus_1 * u.powf(self.power))
     }
 }

@@ -339,7 +339,9 @@ impl RealTarget {
                         v.set_range(lba, blocks, if f.tainted { SEQ_AMBIGUOUS } else { f.seq });
                     }
                     (IoDir::Read, Ok(())) if f.tainted => v.report.blocks_unchecked += blocks,
-                    (IoDir::Read, Ok(())) => v.check_read(self.pool.slot(slot, f.len as usize), lba, lbs as usize),
+                    (IoDir::Read, Ok(())) => {
+                        v.check_read(self.pool.slot(slot, f.len as usize), lba, nand_model::cast::usize_from(lbs))
+                    }
                     (IoDir::Read, Err(_)) => {}
                     // Failed writes and any trim leave the content unknown.
                     _ => v.set_range(lba, blocks, SEQ_UNKNOWN),

@@ -115,6 +115,7 @@ fn fill_pattern(pool: &mut BufPool) {
     }
 }
 
+#[allow(clippy::cast_possible_truncation)] // qd <= QUEUE_DEPTH_MAX (validated), below u16::MAX
 pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
     validate(&o)?;
     let path = o.path.as_path();
@@ -182,7 +183,7 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
         if blocks > VERIFY_BLOCKS_MAX {
             return Err(invalid(path, format!("verify over {blocks} blocks needs too much RAM; shrink size_bytes")));
         }
-        Some(Verifier::new(blocks as usize))
+        Some(Verifier::new(nand_model::cast::usize_from(blocks)))
     } else {
         None
     };

@@ -108,6 +108,7 @@ impl UringEngine {
         self.enter(0, None)
     }
 
+    #[allow(clippy::cast_possible_truncation)] // user_data is a u16 slot we set; the SQ holds at most qd entries
     pub(crate) fn reap(&mut self, out: &mut VecDeque<Raw>) {
         for cqe in self.ring.completion() {
             out.push_back(Raw { slot: cqe.user_data() as u16, result: i64::from(cqe.result()) });
@@ -135,6 +136,7 @@ impl UringEngine {
     }
 
     /// io_uring_enter: submits every pending SQE and waits for `want` completions.
+    #[allow(clippy::cast_possible_truncation)] // user_data is a u16 slot we set; the SQ holds at most qd entries
     fn enter(&mut self, want: usize, timeout: Option<Duration>) -> io::Result<()> {
         loop {
             let res = match timeout {

@@ -42,6 +42,7 @@ fn word(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+#[allow(clippy::cast_possible_truncation)] // the 64-bit hash is folded into 32 bits
 fn checksum(block: &[u8], seq: u32) -> u32 {
     let mut h = mix(mix(0, word(block, 0)), word(block, 1));
     h = mix(h, u64::from(seq));
@@ -79,6 +80,7 @@ pub enum Fault {
 }
 
 /// Checks `block` against the pattern of (`lba`, `expected_seq`).
+#[allow(clippy::cast_possible_truncation)] // the word holds two 32-bit fields
 pub fn check_block(block: &[u8], lba: u64, expected_seq: u32) -> Result<(), Fault> {
     if word(block, 0) != MAGIC {
         return Err(Fault::BadMagic);
@@ -162,7 +164,7 @@ impl Verifier {
     /// Records completed writes (`seq`) or makes the range unknown (`SEQ_UNKNOWN`,
     /// `SEQ_AMBIGUOUS`).
     pub(crate) fn set_range(&mut self, first_lba: u64, blocks: u64, seq: u32) {
-        let (a, b) = (first_lba as usize, (first_lba + blocks) as usize);
+        let (a, b) = (nand_model::cast::usize_from(first_lba), nand_model::cast::usize_from(first_lba + blocks));
         if let Some(r) = self.last_seq.get_mut(a..b) {
             r.fill(seq);
         }
@@ -172,7 +174,7 @@ impl Verifier {
     pub(crate) fn check_read(&mut self, data: &[u8], first_lba: u64, block_bytes: usize) {
         for (i, block) in data.chunks_exact(block_bytes).enumerate() {
             let lba = first_lba + i as u64;
-            let expected = self.last_seq.get(lba as usize).copied().unwrap_or(SEQ_UNKNOWN);
+            let expected = self.last_seq.get(nand_model::cast::usize_from(lba)).copied().unwrap_or(SEQ_UNKNOWN);
             if expected == SEQ_UNKNOWN || expected == SEQ_AMBIGUOUS {
                 self.report.blocks_unchecked += 1;
                 continue;

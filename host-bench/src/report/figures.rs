@@ -53,7 +53,7 @@ pub(crate) fn dir_figures_of(job: &JobResult, d: usize, sum: &DirSummary) -> Dir
         BTreeMap::new()
     };
     DirFigures {
-        bw_bytes: (sum.bw_bytes_per_s as u64) as f64,
+        bw_bytes: nand_model::cast::sat_u64(sum.bw_bytes_per_s) as f64,
         iops: sum.iops,
         total_ios: dir.ios as f64,
         clat_mean_ns: h.mean(),

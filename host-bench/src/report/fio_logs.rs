@@ -218,7 +218,8 @@ impl Sink {
         if w.count == 0 {
             return Ok(());
         }
-        let value = if self.opts.max_value { w.max } else { ((w.sum as f64 / w.count as f64) + 0.5) as u64 };
+        let value =
+            if self.opts.max_value { w.max } else { nand_model::cast::sat_u64((w.sum as f64 / w.count as f64) + 0.5) };
         self.lat[d] = LatWindow { last_ms: w.last_ms, ..Default::default() };
         self.line(out, ms, value, d, 0)
     }

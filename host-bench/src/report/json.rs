@@ -6,6 +6,7 @@
 //! serialising. Nothing here reads the clock: the same result and options give byte-identical
 //! text.
 
+use nand_model::cast::sat_u64;
 use serde_json::{json, Map, Value};
 
 use super::summary::{dir_summary, dir_summary_in, group_dir, group_mixed, mixed_view, runtime_ms, DirSummary};
@@ -139,8 +140,8 @@ fn dir_json(job: &JobResult, d: usize, sum: &DirSummary, plus: bool) -> Value {
     let mut m = Map::new();
     m.insert("io_bytes".into(), json!(dir.io_bytes));
     m.insert("io_kbytes".into(), json!(dir.io_bytes / 1024));
-    m.insert("bw_bytes".into(), json!(bw as u64));
-    m.insert("bw".into(), json!((bw / 1024.0) as u64));
+    m.insert("bw_bytes".into(), json!(sat_u64(bw)));
+    m.insert("bw".into(), json!(sat_u64(bw / 1024.0)));
     m.insert("iops".into(), json!(sum.iops));
     m.insert("runtime".into(), json!(ns_to_ms(sum.runtime_ns)));
     m.insert("total_ios".into(), json!(dir.ios));
@@ -149,14 +150,14 @@ fn dir_json(job: &JobResult, d: usize, sum: &DirSummary, plus: bool) -> Value {
     m.insert("slat_ns".into(), empty_lat());
     m.insert("clat_ns".into(), hist_json(&dir.clat, &job.percentile_list, plus));
     m.insert("lat_ns".into(), hist_json(&dir.clat, &[], false));
-    m.insert("bw_min".into(), json!(bw_sum.min as u64));
-    m.insert("bw_max".into(), json!(bw_sum.max as u64));
+    m.insert("bw_min".into(), json!(sat_u64(bw_sum.min)));
+    m.insert("bw_max".into(), json!(sat_u64(bw_sum.max)));
     m.insert("bw_agg".into(), json!(sum.agg_percent));
     m.insert("bw_mean".into(), json!(bw_sum.mean));
     m.insert("bw_dev".into(), json!(bw_sum.stddev));
     m.insert("bw_samples".into(), json!(bw_sum.samples));
-    m.insert("iops_min".into(), json!(iops_sum.min as u64));
-    m.insert("iops_max".into(), json!(iops_sum.max as u64));
+    m.insert("iops_min".into(), json!(sat_u64(iops_sum.min)));
+    m.insert("iops_max".into(), json!(sat_u64(iops_sum.max)));
     m.insert("iops_mean".into(), json!(iops_sum.mean));
     m.insert("iops_stddev".into(), json!(iops_sum.stddev));
     m.insert("iops_samples".into(), json!(iops_sum.samples));

@@ -1,5 +1,6 @@
 //! fio-like `normal` text output: per-job blocks and per-group run status lines.
 
+use nand_model::cast::sat_u64;
 use std::fmt::Write;
 
 use super::summary::{
@@ -109,13 +110,22 @@ fn dir_sample_lines(out: &mut String, s: &DirSummary) {
     let _ = writeln!(
         out,
         "   bw (  KiB/s): min={}, max={}, per={:.2}%, avg={:.2}, stdev={:.2}, samples={}",
-        b.min as u64, b.max as u64, s.agg_percent, b.mean, b.stddev, b.samples
+        sat_u64(b.min),
+        sat_u64(b.max),
+        s.agg_percent,
+        b.mean,
+        b.stddev,
+        b.samples
     );
     let i = &s.iops_samples;
     let _ = writeln!(
         out,
         "   iops        : min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
-        i.min as u64, i.max as u64, i.mean, i.stddev, i.samples
+        sat_u64(i.min),
+        sat_u64(i.max),
+        i.mean,
+        i.stddev,
+        i.samples
     );
 }
 
@@ -183,7 +193,7 @@ fn scaled(x: f64, base: f64, units: &[&str]) -> String {
 
 fn count_str(x: f64) -> String {
     if x < 10_000.0 {
-        format!("{}", x.round() as u64)
+        format!("{}", sat_u64(x.round()))
     } else {
         scaled(x, 1000.0, &["", "k", "M", "G"])
     }

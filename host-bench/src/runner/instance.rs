@@ -49,7 +49,7 @@ pub(super) struct Instance {
 }
 
 /// I/Os an instance draws ahead of submitting them.
-pub(super) const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
+pub(super) const LOOKAHEAD: usize = crate::device::HINT_LOOKAHEAD;
 
 /// The I/Os drawn ahead, in order, each with its delay.
 pub(super) type Ahead = crate::ring::Ring<(NextIo, u64), LOOKAHEAD>;

@@ -47,7 +47,7 @@ impl IologSource {
                 if self.cfg.time_scale_percent == 100 {
                     d
                 } else {
-                    (d as f64 * 100.0 / f64::from(self.cfg.time_scale_percent.max(1))) as u64
+                    nand_model::cast::sat_u64(d as f64 * 100.0 / f64::from(self.cfg.time_scale_percent.max(1)))
                 }
             }
             _ => 0,
@@ -72,7 +72,13 @@ impl IologSource {
                 rec.len_bytes
             ));
         }
-        let io = NextIo { dir: rec.dir, offset_bytes: offset, len_bytes: rec.len_bytes as u32 };
+        let len_bytes = u32::try_from(rec.len_bytes).map_err(|_| {
+            format!(
+                "{file}:{line}: entry at offset {offset} is {} bytes long (allowed at most 4294967295)",
+                rec.len_bytes
+            )
+        })?;
+        let io = NextIo { dir: rec.dir, offset_bytes: offset, len_bytes };
         Ok(Some((io, delay_ns)))
     }
 }

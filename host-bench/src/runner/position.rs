@@ -12,6 +12,7 @@ pub struct RunPosition {
 
 impl RunPosition {
     /// The position after `file` ran whole from this one.
+    #[allow(clippy::cast_possible_truncation)] // a job file's jobs and groups number far below 2^32
     pub fn after(self, file: &JobFile) -> RunPosition {
         RunPosition {
             jobs: self.jobs + file.jobs.len() as u32,

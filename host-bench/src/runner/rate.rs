@@ -100,7 +100,7 @@ impl RateState {
             let iops = (bps / self.bs[d].max(1)).max(1);
             // (0, 1], as fio's __rand_0_1.
             let u = 1.0 - (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            let gap = ((1_000_000 / iops) as f64 * -u.ln()) as u64;
+            let gap = nand_model::cast::sat_u64((1_000_000 / iops) as f64 * -u.ln());
             self.last_us[d] += gap;
             self.last_us[d]
         } else {

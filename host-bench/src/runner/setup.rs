@@ -63,6 +63,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
 
 // The instance's place in the file, the group and on the clock: each argument is a different fact.
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::cast_possible_truncation)] // a job file's jobs number far below 2^32
 pub(super) fn new_instance(
     spec: &JobSpec,
     job_index: usize,

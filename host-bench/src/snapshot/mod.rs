@@ -146,7 +146,7 @@ impl Frozen {
         let mut put = |b: &[u8]| f.write_all(b).map_err(|e| io(&e));
         put(&MAGIC)?;
         put(&FORMAT.to_le_bytes())?;
-        put(&(meta_json.len() as u32).to_le_bytes())?;
+        put(&u32::try_from(meta_json.len()).map_err(|e| io(&e))?.to_le_bytes())?;
         put(&meta_json)?;
         put(&(payload.len() as u64).to_le_bytes())?;
         put(&crc.finalize().to_le_bytes())?;

@@ -52,6 +52,7 @@ impl Workload {
     }
 }
 
+#[allow(clippy::expect_used)] // the built-in texts are constants; the tests parse every one
 fn builtin(text: &str) -> JobFile {
     // The built-in texts are fixed and parse; a failure here is a bug, caught by the tests.
     parse_str(text, "built-in", &ParseOptions::default()).expect("built-in job parses")
@@ -59,6 +60,7 @@ fn builtin(text: &str) -> JobFile {
 
 /// Preconditions `s`'s drive with `w`; `Ok(None)` when `stop` ended it. The session's position
 /// counts every job run, ready for [`SimSession::freeze`].
+#[allow(clippy::cast_possible_truncation)] // at most steady::MAX_ROUNDS rounds
 pub fn run(
     s: &mut SimSession,
     w: &Workload,

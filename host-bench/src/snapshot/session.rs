@@ -2,6 +2,7 @@
 
 use super::{Frozen, Identity, Sampling, SnapshotError, SnapshotMeta, SteadyStateRecord};
 use crate::simrun::{SimConfig, SimError, SimSession};
+use ftl::ValidatedProfile;
 use std::path::Path;
 
 impl SimSession {
@@ -43,7 +44,17 @@ impl SimSession {
     /// power cap differs from the one the drive was saved at, the drive first finishes what it
     /// has in flight (as the runner lets it settle before every job group), then the cap changes.
     pub fn thaw(cfg: SimConfig, frozen: &Frozen, source: &str) -> Result<SimSession, SimError> {
-        let (profile, opts) = Self::prepare(&cfg, false)?;
+        Self::thaw_with(cfg, None, frozen, source)
+    }
+
+    /// [`SimSession::thaw`] with the profile given in memory (see [`SimSession::from_profile`]).
+    pub fn thaw_with(
+        cfg: SimConfig,
+        profile: Option<ValidatedProfile>,
+        frozen: &Frozen,
+        source: &str,
+    ) -> Result<SimSession, SimError> {
+        let (profile, opts) = Self::prepare_with(&cfg, profile, false)?;
         let device = |source| SimError::Device { drive: cfg.drive.clone(), source };
         let user = opts.user_capacity_full(&profile).map_err(device)?;
         let want = Identity::of(&cfg, &profile, opts.scale_divisor, user);
@@ -65,8 +76,17 @@ impl SimSession {
 
     /// [`SimSession::thaw`] from a snapshot file.
     pub fn from_snapshot(cfg: SimConfig, path: &Path) -> Result<(SimSession, SnapshotMeta), SimError> {
+        Self::from_snapshot_with(cfg, None, path)
+    }
+
+    /// [`SimSession::from_snapshot`] with the profile given in memory.
+    pub fn from_snapshot_with(
+        cfg: SimConfig,
+        profile: Option<ValidatedProfile>,
+        path: &Path,
+    ) -> Result<(SimSession, SnapshotMeta), SimError> {
         let frozen = Frozen::read(path)?;
-        let s = Self::thaw(cfg, &frozen, &path.display().to_string())?;
+        let s = Self::thaw_with(cfg, profile, &frozen, &path.display().to_string())?;
         Ok((s, frozen.meta))
     }
 }

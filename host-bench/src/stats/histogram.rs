@@ -10,7 +10,7 @@
 pub const SUB_BUCKET_BITS: u32 = 6;
 const SUB: u64 = 1 << SUB_BUCKET_BITS;
 const GROUPS: usize = (64 - SUB_BUCKET_BITS as usize) + 1;
-const BUCKETS: usize = GROUPS * SUB as usize;
+const BUCKETS: usize = GROUPS * nand_model::cast::usize_from(SUB);
 
 /// Latency histogram with exact count, min, max, mean and standard deviation.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,7 @@ impl Histogram {
     #[inline]
     fn index(v: u64) -> usize {
         if v < SUB {
-            return v as usize;
+            return nand_model::cast::usize_from(v);
         }
         let msb = 63 - v.leading_zeros();
         let shift = msb - SUB_BUCKET_BITS;
@@ -49,6 +49,7 @@ impl Histogram {
 
     /// Lowest value and width of bucket `i`.
     #[inline]
+    #[allow(clippy::cast_possible_truncation)] // group <= 59
     fn bounds(i: usize) -> (u64, u64) {
         let group = i >> SUB_BUCKET_BITS;
         let sub = (i as u64) & (SUB - 1);
@@ -134,7 +135,8 @@ impl Histogram {
         if self.count == 0 {
             return 0;
         }
-        let rank = ((p.clamp(0.0, 100.0) / 100.0 * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let rank =
+            nand_model::cast::sat_u64((p.clamp(0.0, 100.0) / 100.0 * self.count as f64).ceil()).clamp(1, self.count);
         let mut seen = 0u64;
         for (i, &c) in self.buckets.iter().enumerate() {
             seen += c;

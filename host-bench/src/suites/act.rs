@@ -81,12 +81,13 @@ pub fn run(bench: &mut dyn Bench, o: &ActOptions, out: &mut OutDir, ctl: &mut Ct
     }
     let lbs = bench.info().logical_block_bytes.max(512);
     let read_bytes = RECORD_BYTES.div_ceil(lbs) * lbs;
-    let read_rate = (READS_PER_LOAD as f64 * o.load).round().max(1.0) as u64;
+    let read_rate = nand_model::cast::sat_u64((READS_PER_LOAD as f64 * o.load).round().max(1.0));
     let write_rate = WRITES_PER_LOAD as f64 * o.load;
-    let large_block_rate = (write_rate * RECORD_BYTES as f64 / LARGE_BLOCK_BYTES as f64 * 2.0).round().max(1.0) as u64;
+    let large_block_rate =
+        nand_model::cast::sat_u64((write_rate * RECORD_BYTES as f64 / LARGE_BLOCK_BYTES as f64 * 2.0).round().max(1.0));
     let purge = bench.purge()?;
     super::pts::precondition(bench, o.fill_passes, ctl, (0.0, 0.1))?;
-    let slices = ((o.hours * 3600.0 / o.slice_s).ceil() as usize).max(1);
+    let slices = nand_model::cast::sat_usize((o.hours * 3600.0 / o.slice_s).ceil()).max(1);
     let mut text = String::new();
     for s in 1..=slices {
         let len = (o.hours * 3600.0 - (s - 1) as f64 * o.slice_s).min(o.slice_s);

@@ -43,7 +43,7 @@ impl SimBench {
     /// (1 s / scale factor), so per-second IOPS and WA mean the same on every scale.
     pub fn new(mut cfg: SimConfig) -> Result<Self, SuiteError> {
         let probe = SimSession::new(cfg.clone())?;
-        let interval = (1e9 / probe.scale_factor()).round().max(1.0) as u64;
+        let interval = nand_model::cast::sat_u64((1e9 / probe.scale_factor()).round().max(1.0));
         let session = if interval == cfg.interval_ns {
             probe
         } else {

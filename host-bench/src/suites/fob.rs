@@ -106,7 +106,8 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     let purge = bench.purge()?;
     let fill = if o.fill { super::pts::precondition(bench, 1, ctl, (0.0, 0.1))? } else { None };
     let cap = bench.info().capacity_bytes;
-    let per_job = ((cap as f64 * o.drive_writes / o.threads as f64) as u64 / u64::from(o.bs_bytes)).max(1)
+    let per_job = (nand_model::cast::sat_u64(cap as f64 * o.drive_writes / o.threads as f64) / u64::from(o.bs_bytes))
+        .max(1)
         * u64::from(o.bs_bytes);
     // Uniformly random offsets, as SNIA's WSAT defines them (no random map: fio's default makes each
     // drive write a permutation, whose steady state has a lower WA).
@@ -116,7 +117,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         o.bs_bytes,
         o.qd,
         o.threads,
-        (o.max_s * 1000.0).round() as u64
+        nand_model::cast::sat_u64((o.max_s * 1000.0).round())
     );
     let mut curve = Curve {
         options: o.clone(),

@@ -79,7 +79,7 @@ pub fn parse_job(text: &str, name: &str) -> Result<JobFile, SuiteError> {
 
 /// fio `runtime=` for a full-scale duration in seconds (ms resolution).
 pub fn runtime_opt(seconds: f64) -> String {
-    format!("runtime={}ms\ntime_based\n", (seconds * 1000.0).round().max(1.0) as u64)
+    format!("runtime={}ms\ntime_based\n", nand_model::cast::sat_u64((seconds * 1000.0).round().max(1.0)))
 }
 
 /// fio size string for a block size in bytes ("512", "4k", "1024k").
@@ -169,6 +169,6 @@ pub fn r6(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return if x.is_finite() { 0.0 } else { f64::NAN };
     }
-    let mag = 10f64.powi(5 - x.abs().log10().floor() as i32);
+    let mag = 10f64.powi(5 - nand_model::cast::sat_i32(x.abs().log10().floor()));
     (x * mag).round() / mag
 }

@@ -74,7 +74,7 @@ pub fn normalized_split(split: &[(u32, f64)]) -> Vec<(u32, u32)> {
         return Vec::new();
     }
     let exact: Vec<f64> = split.iter().map(|s| s.1 / total * 100.0).collect();
-    let mut ints: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+    let mut ints: Vec<u32> = exact.iter().map(|e| nand_model::cast::sat_u32(e.floor())).collect();
     let mut order: Vec<usize> = (0..split.len()).collect();
     order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
     let short = 100u32.saturating_sub(ints.iter().sum());
@@ -151,8 +151,11 @@ fn rate_per_direction(total: u64, read_pct: u32, rs: &[(u32, u32)], ws: &[(u32, 
 }
 
 fn section(p: &AppProfile, name: &str, rate: Option<u64>, o: &CurveOptions) -> String {
-    let (read_pct, rs, ws) =
-        (p.read_pct.round() as u32, normalized_split(p.read_split), normalized_split(p.write_split));
+    let (read_pct, rs, ws) = (
+        nand_model::cast::sat_u32(p.read_pct.round()),
+        normalized_split(p.read_split),
+        normalized_split(p.write_split),
+    );
     let (depth, jobs, rate) = match rate {
         None => (o.qd, o.threads, String::new()),
         Some(r) => ((o.qd * o.threads).min(65536), 1, rate_per_direction(r.max(1), read_pct, &rs, &ws)),
@@ -184,7 +187,7 @@ pub fn run(
     super::pts::precondition(bench, o.fill_passes, ctl, (0.0, 0.1))?;
     let mut res = ProfileResult {
         profile: *p,
-        read_pct_used: p.read_pct.round() as u32,
+        read_pct_used: nand_model::cast::sat_u32(p.read_pct.round()),
         read_split_used: normalized_split(p.read_split),
         write_split_used: normalized_split(p.write_split),
         max: None,
@@ -198,8 +201,11 @@ pub fn run(
     }
     if let (Some(max), false) = (&res.max, res.interrupted) {
         let mut text = String::new();
-        let targets: Vec<u64> =
-            o.steps_pct.iter().map(|&s| (max.perf.iops * s as f64 / 100.0).round() as u64).collect();
+        let targets: Vec<u64> = o
+            .steps_pct
+            .iter()
+            .map(|&s| nand_model::cast::sat_u64((max.perf.iops * s as f64 / 100.0).round()))
+            .collect();
         for (s, t) in o.steps_pct.iter().zip(&targets) {
             text.push_str(&section(p, &format!("iorate-{s}pct"), Some(*t), o));
         }

@@ -30,7 +30,8 @@ fn lines(rows: &[Row], key: impl Fn(&Row) -> String, x: impl Fn(&Row) -> f64, y:
     let mut m: BTreeMap<String, BTreeMap<i64, (f64, f64, u32)>> = BTreeMap::new();
     for r in rows {
         let xv = x(r);
-        let e = m.entry(key(r)).or_default().entry((xv * 1e6).round() as i64).or_insert((xv, 0.0, 0));
+        let e =
+            m.entry(key(r)).or_default().entry(nand_model::cast::sat_i64((xv * 1e6).round())).or_insert((xv, 0.0, 0));
         e.1 += y(r);
         e.2 += 1;
     }

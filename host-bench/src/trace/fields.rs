@@ -175,7 +175,9 @@ pub fn decimal_ns(s: &str, unit_ns: u64, what: &str) -> Result<u64, String> {
         denom *= 10;
     }
     place *= acc;
-    v = v.checked_add((place / denom) as u64).ok_or_else(|| format!("{what} '{s}' is too large"))?;
+    v = v
+        .checked_add(u64::try_from(place / denom).map_err(|_| format!("{what} '{s}' is too large"))?)
+        .ok_or_else(|| format!("{what} '{s}' is too large"))?;
     Ok(v)
 }
 
@@ -191,6 +193,7 @@ pub fn unit_ns(u: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // casts of the tests' own small values
 mod tests {
     use super::*;
 

@@ -106,6 +106,7 @@ struct Mapper {
 }
 
 impl Mapper {
+    #[allow(clippy::cast_possible_truncation)] // len <= max_len <= u32::MAX
     fn map(&self, r: &TraceRecord, st: &mut ReplayStats) -> Option<(u64, u32)> {
         let (mut off, mut len) = (r.offset_bytes, r.len_bytes);
         let max_len = self.max_len;
@@ -124,7 +125,9 @@ impl Mapper {
         let new = match self.map {
             LbaMap::Error => return None,
             LbaMap::Wrap => off % self.cap,
-            LbaMap::Scale => (u128::from(off) * u128::from(self.cap) / u128::from(self.span.max(self.cap))) as u64,
+            LbaMap::Scale => {
+                nand_model::cast::low_u64(u128::from(off) * u128::from(self.cap) / u128::from(self.span.max(self.cap)))
+            }
         };
         let new = (new / self.lbs * self.lbs).min(self.cap - len);
         if new != off {
@@ -165,7 +168,7 @@ fn depth_bucket(depth: usize) -> usize {
 
 const CHECK_EVERY: u64 = 4096;
 /// Records read ahead of their issue, for the device's prefetch hints.
-const LOOKAHEAD: usize = ftl::device::HINT_LOOKAHEAD;
+const LOOKAHEAD: usize = crate::device::HINT_LOOKAHEAD;
 
 /// A record with where it came from (file index, line).
 type Located = (TraceRecord, (usize, u64));
@@ -245,7 +248,8 @@ pub fn replay(
     let mut held = false;
     let qd = opts.qd as usize;
     let timed = opts.mode == ReplayMode::Timed;
-    let due = |r: &TraceRecord| start.saturating_add((r.time_ns as f64 * opts.time_scale).round() as u64);
+    let due =
+        |r: &TraceRecord| start.saturating_add(nand_model::cast::sat_u64((r.time_ns as f64 * opts.time_scale).round()));
     // Records are read LOOKAHEAD ahead and their offsets passed to the device as hints (the
     // simulator prefetches mapping state); what is issued, and when, is unchanged.
     let filler =

@@ -132,7 +132,7 @@ pub fn trace_stats(reader: &mut TraceReader, interval_ns: u64) -> Result<TraceSt
         }
         for u in r.offset_bytes / UNIT_BYTES..end.div_ceil(UNIT_BYTES) {
             let c = chunks.entry(u / CHUNK_UNITS).or_insert_with(|| Chunk {
-                last_write: vec![0; CHUNK_UNITS as usize].into_boxed_slice(),
+                last_write: vec![0; nand_model::cast::usize_from(CHUNK_UNITS)].into_boxed_slice(),
                 read: vec![0; (CHUNK_UNITS / 64) as usize].into_boxed_slice(),
             });
             let i = (u % CHUNK_UNITS) as usize;
@@ -151,7 +151,7 @@ pub fn trace_stats(reader: &mut TraceReader, interval_ns: u64) -> Result<TraceSt
     }
     let (mut any, mut w, mut rd) = (0u64, 0u64, 0u64);
     for c in chunks.values() {
-        for i in 0..CHUNK_UNITS as usize {
+        for i in 0..nand_model::cast::usize_from(CHUNK_UNITS) {
             let (wr, re) = (c.last_write[i] > 0, c.read[i / 64] >> (i % 64) & 1 == 1);
             w += u64::from(wr);
             rd += u64::from(re);

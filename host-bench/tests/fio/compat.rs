@@ -1,4 +1,5 @@
 //! Our JSON against real fio 3 output (tests/data, produced by fio 3.33 on a 4k randrw job).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::report::{fio_json, JsonOptions};
 use serde_json::Value;

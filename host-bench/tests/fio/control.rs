@@ -1,5 +1,6 @@
 //! fio's `latency_target` search and `flow` between jobs, on the mock device (4 servers of
 //! 100 us: a queue of Q <= 4 sees 100 us, deeper queues wait Q / 4 x 100 us at worst).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::runner::{run, RunOptions, RunResult};
 

@@ -1,6 +1,7 @@
 //! A deterministic mock device: `servers` identical servers with a fixed service time, first
 //! come first served. With iodepth Q <= servers, latency is the service time and IOPS = Q / S;
 //! above that, IOPS = servers / S (Little's law gives latency = Q / IOPS).
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -1,3 +1,4 @@
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 use nand_model::rng::{RngStreams, StreamId};
 use std::collections::HashMap;
 

@@ -1,5 +1,6 @@
 //! Per-I/O cost of our part of the hot path. Ignored by default (timing); run with
 //! `cargo test -p host-bench --release --test fio perf -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use nand_model::rng::{RngStreams, StreamId};
 use std::time::Instant;

@@ -1,5 +1,6 @@
 //! fio's bandwidth, IOPS and latency logs: names, line format and averaging (formats as
 //! fio 3.33 writes them: `msec, value, direction, bs, priority`).
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

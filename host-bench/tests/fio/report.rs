@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 use host_bench::job::{parse_str, ParseOptions};
 use host_bench::report::{
     fio_json, fio_json_string, normal_text, series_csv, ExtraColumn, JsonOptions, SERIES_COLUMNS,

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use host_bench::device::IoDir;

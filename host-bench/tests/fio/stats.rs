@@ -1,3 +1,4 @@
+#![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 use host_bench::stats::{Histogram, SampleSummary, SeriesRecorder};
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;

@@ -8,6 +8,7 @@ impl Flash {
     /// governor: that op goes back to the head of its queue (and off the wait list) so the read
     /// is not kept behind the budget of a write. Reads the governor holds stay where they are.
     #[cold]
+    #[allow(clippy::cast_possible_truncation)] // die indices come from the geometry's u32 die count
     pub(super) fn unhold_for_read(&mut self, now: SimTime, die: usize) {
         let Some((held, _)) = self.dies[die].held else { return };
         if held.kind == OpKind::Read {

@@ -69,7 +69,7 @@ pub(super) fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u
             for z in zones {
                 let bytes = match z.size {
                     SizeSpec::Bytes(b) => b,
-                    SizeSpec::Percent(p) => (region as f64 * p / 100.0) as u64,
+                    SizeSpec::Percent(p) => nand_model::cast::sat_u64(region as f64 * p / 100.0),
                 };
                 let count = (bytes / unit).min(slots.saturating_sub(first)).max(1);
                 let start = first.min(slots - 1);

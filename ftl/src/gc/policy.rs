@@ -77,6 +77,7 @@ impl VictimChooser {
     }
 
     /// Ranks all closed blocks and keeps the best batch; false when there is no candidate.
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
     fn refill(&mut self, blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> bool {
         let mut scored: Vec<(f64, u32)> = Vec::new();
         for (i, (&s, &v)) in blocks.state.iter().zip(blocks.valid.iter()).enumerate() {

@@ -1,11 +1,36 @@
-//! GC as the timed device runs it: when to start a victim, pacing its relocation against host
-//! writes, and erasing victims once their data is safe.
+//! GC as the timed device runs it: when to start a victim and pacing its relocation against host
+//! writes (the erase that follows: `erase.rs`).
 
-use super::*;
+use crate::core::Step;
+use crate::device::{SimSsd, Stall};
+
+/// Progress of the GC victim being relocated, paced against host writes.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
+pub(crate) struct Pacing {
+    victim: u32,
+    /// Word lines the victim holds.
+    wls_total: u64,
+    /// MUs its erase will free (block size minus valid at selection).
+    gain_mus: u64,
+    /// Host MUs written since it was selected (the write path counts them).
+    pub(crate) host_mus: u64,
+    wls_done: u64,
+    /// The pacing target passes `wls_done` once `host_mus` reaches this (saves a division per
+    /// host write): ceil(h * wls_total / gain_mus) > d  <=>  h >= d * gain_mus / wls_total + 1.
+    next_at: u64,
+}
+
+impl Pacing {
+    fn set_done(&mut self, wls_done: u64) {
+        self.wls_done = wls_done;
+        self.next_at = wls_done * self.gain_mus / self.wls_total.max(1) + 1;
+    }
+}
 
 impl SimSsd {
     /// The victim GC is relocating now and how many valid units it held when chosen, for views
     /// that show GC at work (read-only; the simulation never asks).
+    #[allow(clippy::cast_possible_truncation)] // at most mus_per_block, a u32
     pub fn gc_relocating(&self) -> Option<(u32, u32)> {
         let mpb = self.core.layout.mus_per_block as u64;
         self.pacing.map(|p| (p.victim, mpb.saturating_sub(p.gain_mus) as u32))
@@ -16,7 +41,7 @@ impl SimSsd {
     /// spread over the host writes that consume the space it will free, so GC work is smooth
     /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
     /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
-    pub(super) fn maybe_gc(&mut self) {
+    pub(crate) fn maybe_gc(&mut self) {
         loop {
             if let Some(mut p) = self.pacing {
                 let urgent = matches!(self.stall, Stall::Space(_))
@@ -31,7 +56,7 @@ impl SimSsd {
                     break;
                 }
                 let mut ev = std::mem::take(&mut self.scratch);
-                let step = self.core.relocate_step(want.min(u32::MAX as u64) as u32, &mut ev);
+                let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
                 self.run_core_events(&mut ev);
                 self.scratch = ev;
                 p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));
@@ -79,49 +104,5 @@ impl SimSsd {
             }
         }
         self.erase_ready_victims();
-    }
-
-    /// A victim's data has all been moved: queue its erase for when that data is safe.
-    pub(super) fn victim_relocated(&mut self, v: u32) {
-        // With PLP the relocated data is safe in the controller's protected DRAM once read, so
-        // the victim can be erased then; without PLP it must first be programmed.
-        let after = if self.plp {
-            self.gc_reads.next()
-        } else {
-            let si = self.core.gc_stream();
-            self.pu_done[si].next() + self.core.stream_has_open_unit(si) as u64
-        };
-        self.victims.push_back((v, after));
-        self.pending_erases += 1;
-    }
-
-    /// Everything below this sequence is safe, so victims waiting for it may be erased: GC
-    /// reads done (with PLP) or GC programs done (without).
-    #[inline]
-    pub(super) fn erase_watermark(&self) -> u64 {
-        if self.plp {
-            self.gc_reads.watermark()
-        } else {
-            self.pu_done[self.core.gc_stream()].watermark()
-        }
-    }
-
-    #[inline]
-    pub(super) fn erase_ready_victims(&mut self) {
-        if self.victims.front().is_some_and(|&(_, after)| self.erase_watermark() >= after) {
-            self.erase_victims();
-        }
-    }
-
-    pub(super) fn erase_victims(&mut self) {
-        while let Some(&(v, after)) = self.victims.front() {
-            if self.erase_watermark() < after {
-                break;
-            }
-            self.victims.pop_front();
-            let l = self.core.layout;
-            let planes = l.geo.planes_per_die as u8;
-            self.flash.submit(self.now, NandOp::erase(TAG_ERASE | v as u64, l.die_of_block(v), planes));
-        }
     }
 }

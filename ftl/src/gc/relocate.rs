@@ -1,7 +1,47 @@
 //! GC relocation: moving a victim's live units to the GC stream word line by word line, with the
 //! reads they need and the mapping prefetches that hide their cache misses.
 
-use super::*;
+use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
+use nand_model::cast::low_u64;
+
+/// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
+/// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
+/// instructions, on u128 they branch.
+#[inline(always)]
+fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> Option<u32> {
+    for (mut half, base) in [(low_u64(bits), first), (low_u64(bits >> 64), first + 64)] {
+        while half != 0 {
+            let unit = base + half.trailing_zeros();
+            if !f(unit) {
+                return Some(unit);
+            }
+            half &= half - 1;
+        }
+    }
+    None
+}
+
+/// Mapping entries of GC's next word line prefetched per host command.
+const GC_PREFETCH_PER_COMMAND: u32 = 12;
+
+/// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
+pub(crate) struct Ahead {
+    pub(crate) victim: u32,
+    pub(crate) wl: u32,
+    pub(crate) next: u32,
+    pub(crate) end: u32,
+}
+
+/// Where GC relocation is writing: the next free unit of the GC stream's open program unit, the
+/// units left in it, the units bound there but not yet committed, and units moved so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    dst: u32,
+    room: u32,
+    len: u32,
+    moved: u32,
+}
 
 impl FtlCore {
     /// Relocates every valid MU of `victim` to the GC stream at once (the timeless driver and
@@ -59,13 +99,13 @@ impl FtlCore {
     }
 
     /// Whether the GC stream can take another word line's worth of units.
-    pub(super) fn gc_has_room_for_unit(&self) -> bool {
+    fn gc_has_room_for_unit(&self) -> bool {
         self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
     }
 
     /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
     /// (the P2L entries) and live bits, which the mapping-entry prefetches then read.
-    pub(super) fn aim_prefetch(&mut self, victim: u32, wl: u32) {
+    fn aim_prefetch(&mut self, victim: u32, wl: u32) {
         let (first, end) = self.wl_units(victim, wl);
         self.ahead = Ahead { victim, wl, next: first, end };
         let mut ppn = first;
@@ -82,7 +122,7 @@ impl FtlCore {
     /// misses; a whole word line's at once stalls the CPU on all of them together, so the
     /// host path calls this with a few units per command ([`Self::prefetch_gc_some`]) and
     /// relocation fetches whatever is left before it moves the word line.
-    pub(super) fn prefetch_ahead(&mut self, max: u32) {
+    fn prefetch_ahead(&mut self, max: u32) {
         let (mut next, end, mut left) = (self.ahead.next, self.ahead.end, max);
         while next < end && left > 0 {
             let w = next / 64;
@@ -115,7 +155,7 @@ impl FtlCore {
 
     /// Physical units `first..end` of word line `wl` of `victim` that hold data (none past the
     /// block's write pointer).
-    pub(super) fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
+    fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
         let l = &self.layout;
         let written = self.blocks.write_ptr[victim as usize];
         let base = l.first_ppn(victim);
@@ -124,23 +164,69 @@ impl FtlCore {
 
     /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
     /// per page type with live data) are emitted first, so every program carrying this data
-    /// waits for them.
-    pub(super) fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
+    /// waits for them. The units move in offset order, 128 live bits at a time (one chunk for
+    /// any word line of up to 128 units).
+    fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
         let (first, end) = self.wl_units(victim, wl);
         if first >= end {
             return;
         }
-        if end - first <= 128 {
-            let live = self.live.bits(first, end - first);
-            self.relocate_units(victim, first, live, out);
+        let mpp = self.layout.mus_per_page;
+        let mut live = self.live.bits(first, (end - first).min(128));
+        let read = if end - first <= 128 {
+            let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
+            self.emit_gc_reads(
+                victim,
+                |k| {
+                    let sh = k * mpp;
+                    // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one
+                    // 64-bit popcount; wider pages take the 128-bit one.
+                    match sh {
+                        128.. => 0,
+                        _ if mpp <= 64 => (low_u64(live >> sh) & page_mask).count_ones(),
+                        _ => (live >> sh).count_ones(),
+                    }
+                },
+                out,
+            )
         } else {
-            self.relocate_units_wide(victim, first, end, out);
+            self.emit_gc_reads(
+                victim,
+                |k| {
+                    let lo = first + k * mpp;
+                    if lo >= end {
+                        0
+                    } else {
+                        self.live.count_in(lo, (lo + mpp).min(end))
+                    }
+                },
+                out,
+            )
+        };
+        if read == 0 {
+            return;
         }
+        let mut run = Run::default();
+        let mut lo = first;
+        loop {
+            let stopped = for_each_set_bit(live, lo, |ppn| self.move_unit(ppn, &mut run, out));
+            // Live units that could not move (none in practice: see move_unit).
+            let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - lo)));
+            // The moved units leave the victim: their live bits go in one pass.
+            self.live.clear_mask(lo, live & !rest);
+            lo += 128;
+            if stopped.is_some() || lo >= end {
+                break;
+            }
+            live = self.live.bits(lo, (end - lo).min(128));
+        }
+        self.end_moves(victim, run, out);
     }
 
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
     /// one multi-plane read per page type holding live data. Returns how many units are live.
-    pub(super) fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+    #[allow(clippy::cast_possible_truncation)] // page types (<= 4) and planes (<= 16) are small (validated geometry)
+    fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
         let l = self.layout;
         let bits = (l.geo.bits_per_cell as usize).min(4);
         let mut planes = [0u8; 4];
@@ -164,38 +250,11 @@ impl FtlCore {
         moved
     }
 
-    /// Relocates a word line of at most 128 units whose live units are the set bits of `live`
-    /// (bit i = physical unit `first + i`).
-    pub(super) fn relocate_units(&mut self, victim: u32, first: u32, live: u128, out: &mut Vec<CoreEvent>) {
-        let mpp = self.layout.mus_per_page;
-        let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
-        let page_live = |k: u32| {
-            let sh = k * mpp;
-            // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one 64-bit
-            // popcount; wider pages take the 128-bit one.
-            match sh {
-                128.. => 0,
-                _ if mpp <= 64 => (((live >> sh) as u64) & page_mask).count_ones(),
-                _ => (live >> sh).count_ones(),
-            }
-        };
-        if self.emit_gc_reads(victim, page_live, out) == 0 {
-            return;
-        }
-        let mut run = Run::default();
-        let stopped = for_each_set_bit(live, first, |ppn| self.move_unit(ppn, &mut run, out));
-        // Live units that could not move (none in practice: see move_unit).
-        let rest = stopped.map_or(0, |ppn| live & (u128::MAX << (ppn - first)));
-        // The moved units leave the victim: their live bits go in one pass.
-        self.live.clear_mask(first, live & !rest);
-        self.end_moves(victim, run, out);
-    }
-
     /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
     /// fills them. False if the GC stream has no room (cannot happen: room for a whole unit is
     /// checked before each word line; if it did, the rest would stay live in the victim).
     #[inline(always)]
-    pub(super) fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
+    fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
         if run.room == 0 {
             self.commit_run(run, out);
             let Ok((dst, room)) = self.unit_room(GC) else { return false };
@@ -218,7 +277,7 @@ impl FtlCore {
 
     /// Commits the units bound in `run` (if any) and sets their live bits.
     #[inline]
-    pub(super) fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
+    fn commit_run(&mut self, run: &Run, out: &mut Vec<CoreEvent>) {
         if run.len > 0 {
             self.live.set_range(run.dst - run.len, run.len);
             self.commit(GC, run.len, run.len, 0, out);
@@ -226,41 +285,9 @@ impl FtlCore {
     }
 
     /// Commits the last partial run and settles the victim's count and the GC statistics.
-    pub(super) fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
         self.commit_run(&run, out);
         self.blocks.valid[victim as usize] -= run.moved;
         self.stats.gc_write_mus += run.moved as u64;
-    }
-
-    /// [`Self::relocate_units`] for word lines of more than 128 units (units `lo..hi`).
-    pub(super) fn relocate_units_wide(&mut self, victim: u32, lo: u32, hi: u32, out: &mut Vec<CoreEvent>) {
-        let mpp = self.layout.mus_per_page;
-        let page_live = |k: u32| {
-            let first = lo + k * mpp;
-            if first >= hi {
-                0
-            } else {
-                self.live.count_in(first, (first + mpp).min(hi))
-            }
-        };
-        if self.emit_gc_reads(victim, page_live, out) == 0 {
-            return;
-        }
-        // Live units in offset order.
-        let mut run = Run::default();
-        let mut w = lo / 64;
-        'words: while w * 64 < hi {
-            let mut word = self.live.word_in(w, lo, hi);
-            while word != 0 {
-                let ppn = w * 64 + word.trailing_zeros();
-                word &= word - 1;
-                if !self.move_unit(ppn, &mut run, out) {
-                    break 'words;
-                }
-                self.clear_valid_bit(ppn);
-            }
-            w += 1;
-        }
-        self.end_moves(victim, run, out);
     }
 }
