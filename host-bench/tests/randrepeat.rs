@@ -1,6 +1,7 @@
 //! fio's `randrepeat`: with 1 (the default) every run of a job replays the same offsets, as fio
 //! does across invocations; with 0 each run of a session draws new ones, and the whole session
 //! still repeats from its seed.
+#![allow(clippy::expect_used)] // a panic in test code is a failed test
 
 use host_bench::job::{parse_str, ParseOptions};
 use host_bench::runner::SubmittedIo;
