@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Steady-state spread of a FOB curve: per-second and per-minute IOPS CoV after 1 drive write.
 
-Usage: scripts/fob-cov.py DIR/fob.csv [...]   (from `ssdlab fob --out DIR`)
+Usage: scripts/fob-cov.py [--windows] DIR/fob.csv [...]   (from `ssdlab fob --out DIR`)
 Prints, for the part of the curve after 1 drive write: mean IOPS, population CoV of the
 per-second write IOPS, zero-IOPS seconds, min/max, and the CoV of whole-minute means.
 """
@@ -9,7 +9,9 @@ import csv
 import statistics as st
 import sys
 
-for path in sys.argv[1:]:
+args = sys.argv[1:]
+windows = "--windows" in args
+for path in (a for a in args if a != "--windows"):
     rows = [r for r in csv.DictReader(open(path)) if float(r["drive_writes"]) > 1.0]
     x = [float(r["write_iops"]) for r in rows]
     if len(x) < 120:
@@ -19,3 +21,10 @@ for path in sys.argv[1:]:
     print(f"{path}: {len(x)} s after 1 drive write: mean {mean:,.0f} IOPS, "
           f"CoV per second {st.pstdev(x) / mean * 100:.1f}%, zero-IOPS seconds {sum(v == 0 for v in x)}, "
           f"min {min(x):,.0f}, max {max(x):,.0f}, CoV per minute {st.pstdev(minutes) / st.mean(minutes) * 100:.2f}%")
+    if windows:
+        cells = []
+        for k in [1, 2, 4, 8, 16, 32, 64, 128]:
+            w = [st.mean(x[i:i + k]) for i in range(0, len(x) - k + 1, k)]
+            if len(w) >= 8:
+                cells.append(f"k={k}: {st.pstdev(w) / st.mean(w) * 100:.2f}%")
+        print("  CoV of k-second means: " + ", ".join(cells))
