@@ -5,31 +5,22 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use host_bench::device::{Device, DeviceError, IoDir, IoRequest};
 use host_bench::real::verify::{check_block, Fault};
 use host_bench::real::{io_uring_available, EngineChoice, EngineKind, RealError, RealOptions, RealTarget, TargetKind};
 
+mod tmp;
+use tmp::TempPath;
+
 const BLOCK: u64 = 4096;
 
-/// A unique file under the temp dir, removed on drop.
-struct TempFile(PathBuf);
+/// A file path in a fresh temporary directory, removed with it on drop.
+struct TempFile(TempPath);
 
 impl TempFile {
     fn new(name: &str) -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("ssdlab-real-{}-{n}-{name}", std::process::id()));
-        let _ = fs::remove_file(&p);
-        TempFile(p)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
+        TempFile(TempPath::new(name))
     }
 }
 
@@ -44,7 +35,7 @@ fn engines() -> Vec<EngineChoice> {
 }
 
 fn options(f: &TempFile, engine: EngineChoice, size: u64) -> RealOptions {
-    let mut o = RealOptions::new(&f.0);
+    let mut o = RealOptions::new(&*f.0);
     o.engine = engine;
     o.size_bytes = Some(size);
     o.queue_depth = 8;
@@ -94,7 +85,7 @@ fn write_then_read_back_lands_data_and_round_trips_tags() {
         assert_eq!(rep.blocks_checked, (0..32u64).map(|i| 1 + i % 4).sum::<u64>());
         drop(t);
         // The data really is in the file: block i*4 was written by the (i+1)-th write, seq i+1.
-        let data = fs::read(&f.0).expect("read file");
+        let data = fs::read(&*f.0).expect("read file");
         for i in 0..32u64 {
             let b = (i * 4) as usize * BLOCK as usize;
             assert_eq!(check_block(&data[b..b + BLOCK as usize], i * 4, i as u32 + 1), Ok(()));
@@ -133,7 +124,7 @@ fn window_offset_shifts_every_io_and_reads_outside_are_refused() {
     drain(&mut t);
     assert!(matches!(t.submit(req(0, IoDir::Write, 8, 1)), Err(DeviceError::OutOfRange { .. })));
     drop(t);
-    let data = fs::read(&f.0).expect("read");
+    let data = fs::read(&*f.0).expect("read");
     assert_eq!(data.len() as u64, 12 * BLOCK);
     assert!(data[..4 * BLOCK as usize].iter().all(|&b| b == 0), "nothing before the window");
     assert_eq!(check_block(&data[4 * BLOCK as usize..5 * BLOCK as usize], 0, 1), Ok(()));
@@ -145,13 +136,13 @@ fn device_like_file_with_ext4_superblock_is_refused_unless_allow_destroy() {
     let mut img = vec![0u8; 64 * BLOCK as usize];
     img[1080] = 0x53;
     img[1081] = 0xEF;
-    fs::write(&f.0, &img).expect("write image");
+    fs::write(&*f.0, &img).expect("write image");
     let mut o = options(&f, EngineChoice::Auto, 64 * BLOCK);
     o.device_like = true;
     match RealTarget::open(o.clone()) {
         Err(RealError::Refused { reason, path }) => {
             assert!(reason.contains("ext"), "{reason}");
-            assert_eq!(path, f.0);
+            assert_eq!(path, *f.0);
         }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an ext4 image was opened for writing without allow_destroy"),
@@ -173,7 +164,7 @@ fn device_like_file_with_ext4_superblock_is_refused_unless_allow_destroy() {
 #[test]
 fn blank_device_like_file_is_accepted() {
     let f = TempFile::new("blank");
-    fs::write(&f.0, vec![0u8; 64 * BLOCK as usize]).expect("write");
+    fs::write(&*f.0, vec![0u8; 64 * BLOCK as usize]).expect("write");
     let mut o = options(&f, EngineChoice::Auto, 64 * BLOCK);
     o.device_like = true;
     assert!(RealTarget::open(o).is_ok());
@@ -191,7 +182,7 @@ fn verify_reports_corruption_written_behind_the_targets_back() {
         }
         drain(&mut t);
         {
-            let mut raw = OpenOptions::new().write(true).open(&f.0).expect("open raw");
+            let mut raw = OpenOptions::new().write(true).open(&*f.0).expect("open raw");
             raw.seek(SeekFrom::Start(5 * BLOCK + 100)).expect("seek");
             raw.write_all(b"garbage garbage garbage").expect("corrupt");
             raw.seek(SeekFrom::Start(9 * BLOCK)).expect("seek");
@@ -265,7 +256,7 @@ fn forced_psync_engine_works_including_trim() {
     let rep = t.verify_report().expect("verify");
     assert_eq!((rep.mismatches, rep.blocks_checked), (0, 4));
     drop(t);
-    let data = fs::read(&f.0).expect("read");
+    let data = fs::read(&*f.0).expect("read");
     assert!(data[..4 * BLOCK as usize].iter().all(|&b| b == 0), "hole punched");
 }
 
@@ -306,7 +297,7 @@ fn read_only_target_refuses_writes_and_needs_an_existing_file() {
     let mut o = options(&f, EngineChoice::Auto, 16 * BLOCK);
     o.writable = false;
     assert!(matches!(RealTarget::open(o.clone()), Err(RealError::Open { .. })));
-    fs::write(&f.0, vec![0u8; 16 * BLOCK as usize]).expect("write");
+    fs::write(&*f.0, vec![0u8; 16 * BLOCK as usize]).expect("write");
     let mut t = RealTarget::open(o).expect("open ro");
     assert!(matches!(t.submit(req(0, IoDir::Write, 0, 1)), Err(DeviceError::Other(_))));
 }

@@ -12,7 +12,9 @@ use host_bench::snapshot::Frozen;
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use std::path::PathBuf;
+
+mod tmp;
+use tmp::TempPath;
 
 /// (drive, scale divisor, power state): a toy drive uncapped, and a P5520 cut down and capped
 /// at PS2 so the governor holds operations at the instant of the snapshot.
@@ -27,10 +29,8 @@ fn cfg(drive: &str, scale: u32, ps: Option<usize>, seed: u64) -> SimConfig {
     c
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-snapshot-test-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+fn tmp(name: &str) -> TempPath {
+    TempPath::new(name)
 }
 
 /// A closed-loop host at QD 24 with its own random stream: 4 KiB random writes, some 16 KiB

@@ -5,14 +5,18 @@ use host_bench::simrun::SimConfig;
 use host_bench::suites::{act, ezfio, fob, pts, pts_report, vdbench, Ctl, OutDir, SimBench};
 use std::path::{Path, PathBuf};
 
+mod tmp;
+use tmp::TempPath;
+
 fn bench() -> SimBench {
     SimBench::new(SimConfig::new("tiny", 7)).unwrap()
 }
 
-fn out(name: &str) -> OutDir {
-    let dir = std::env::temp_dir().join(format!("ssdlab-suites-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    OutDir::create(dir).unwrap()
+/// An output directory and the guard that removes it.
+fn out(name: &str) -> (TempPath, OutDir) {
+    let dir = TempPath::new(name);
+    let o = OutDir::create(dir.to_path_buf()).unwrap();
+    (dir, o)
 }
 
 fn assert_svgs(dir: &Path, names: &[String]) {
@@ -30,7 +34,7 @@ fn pts_iops_reaches_steady_state_with_56_cells() {
     let mut o = pts::PtsOptions::new(pts::PtsTest::Iops);
     o.cell_s = 0.3;
     let mut b = bench();
-    let mut d = out("pts");
+    let (_dir, mut d) = out("pts");
     let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     let seg = &r.segments[0];
     assert!(seg.reached(), "tracking {:?}", seg.tracking_values);
@@ -51,7 +55,7 @@ fn pts_throughput_has_two_segments_reads_faster_than_writes() {
     let mut o = pts::PtsOptions::new(pts::PtsTest::Throughput);
     o.cell_s = 0.3;
     let mut b = bench();
-    let mut d = out("pts-tp");
+    let (_dir, mut d) = out("pts-tp");
     let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(r.segments.len(), 2, "128 KiB and 1 MiB");
     for seg in &r.segments {
@@ -74,7 +78,7 @@ fn pts_latency_is_qd1_and_grows_with_block_size_and_writes() {
     let mut o = pts::PtsOptions::new(pts::PtsTest::Latency);
     o.cell_s = 0.3;
     let mut b = bench();
-    let mut d = out("pts-lat");
+    let (_dir, mut d) = out("pts-lat");
     let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     let seg = &r.segments[0];
     assert!(seg.reached(), "tracking {:?}", seg.tracking_values);
@@ -115,7 +119,7 @@ fn pts_wsat_falls_from_fob_to_steady_state() {
     let mut o = pts::PtsOptions::new(pts::PtsTest::Wsat);
     o.wsat_capacities = 3.0;
     let mut b = bench();
-    let mut d = out("wsat");
+    let (_dir, mut d) = out("wsat");
     let r = pts_report::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     let c = r.wsat.unwrap();
     let first = c.points[0].iops;
@@ -129,7 +133,7 @@ fn pts_wsat_falls_from_fob_to_steady_state() {
 fn ezfio_quick_computes_cov() {
     let o = ezfio::EzfioOptions { point_s: 0.1, stability_s: 8.0, quick: true };
     let mut b = bench();
-    let mut d = out("ezfio");
+    let (_dir, mut d) = out("ezfio");
     let r = ezfio::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(r.tests.len(), 7);
     let s = r.stability.unwrap();
@@ -144,7 +148,7 @@ fn vdbench_latency_increases_with_load() {
     let p = vdbench::profile("oracle").unwrap();
     let o = vdbench::CurveOptions { point_s: 0.5, steps_pct: vec![10, 50, 90, 100], ..Default::default() };
     let mut b = bench();
-    let mut d = out("vdbench");
+    let (_dir, mut d) = out("vdbench");
     let r = vdbench::run(&mut b, p, &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(r.read_split_used.iter().map(|s| s.1).sum::<u32>(), 100);
     assert_eq!(r.curve.len(), 4);
@@ -158,7 +162,7 @@ fn vdbench_latency_increases_with_load() {
 #[test]
 fn act_passes_low_load_and_fails_absurd_load() {
     let mut o = act::ActOptions { hours: 0.02, slice_s: 24.0, ..Default::default() };
-    let mut d = out("act");
+    let (_dir, mut d) = out("act");
     let ok = act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(ok.read_bytes, 1536);
     assert_eq!(ok.slices.len(), 3);
@@ -167,14 +171,14 @@ fn act_passes_low_load_and_fails_absurd_load() {
     o.load = 300.0;
     o.hours = 0.005;
     o.slice_s = 9.0;
-    let bad = act::run(&mut bench(), &o, &mut out("act-bad"), &mut Ctl::default()).unwrap();
+    let bad = act::run(&mut bench(), &o, &mut out("act-bad").1, &mut Ctl::default()).unwrap();
     assert!(!bad.passed);
 }
 
 #[test]
 fn fob_curve_decreases_then_flattens() {
     let o = fob::CurveOptions { drive_writes: 8.0, round_s: 2.0, ..fob::CurveOptions::fob() };
-    let mut d = out("fob");
+    let (_dir, mut d) = out("fob");
     let c = fob::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
     let n = c.points.len();
     assert!(n > 20, "{n}");
@@ -196,7 +200,7 @@ fn fob_curve_decreases_then_flattens() {
 fn same_seed_gives_identical_json() {
     let run = |name: &str| {
         let o = act::ActOptions { hours: 0.005, slice_s: 9.0, ..Default::default() };
-        let mut d = out(name);
+        let (_dir, mut d) = out(name);
         act::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
         std::fs::read(d.path().join("act.json")).unwrap()
     };

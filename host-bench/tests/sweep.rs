@@ -5,6 +5,9 @@ use host_bench::job::{parse_str, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};
 use host_bench::sweep::{self, Shard, SweepSpec};
 
+mod tmp;
+use tmp::TempPath;
+
 const JOB: &str = "[global]\ngroup_reporting\n[fill]\nrw=write\nbs=128k\niodepth=8\nsize=100%\n\
 [mix]\nstonewall\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=16\nnumjobs=2\ntime_based\nruntime=2\n";
 
@@ -20,10 +23,8 @@ fn spec() -> SweepSpec {
     }
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn temp(name: &str) -> TempPath {
+    TempPath::new(name)
 }
 
 #[test]

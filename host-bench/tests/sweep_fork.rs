@@ -8,6 +8,9 @@ use host_bench::job::{parse_str, JobFile, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};
 use host_bench::sweep::{self, fork, Shard, SweepSpec};
 
+mod tmp;
+use tmp::TempPath;
+
 const JOB: &str = "[global]\ngroup_reporting\nbs=4k\niodepth=16\n[fill]\nrw=write\nbs=128k\nsize=100%\n\
 [pre]\nstonewall\nrw=randwrite\nnumjobs=2\nsize=100%\n\
 [rw]\nstonewall\nrw=randwrite\ntime_based\nruntime=1\n\
@@ -29,10 +32,9 @@ fn spec() -> SweepSpec {
     }
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("ssdlab-fork-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+fn temp(name: &str) -> TempPath {
+    let d = TempPath::new(name);
+    std::fs::create_dir_all(&*d).unwrap();
     d
 }
 
@@ -80,7 +82,7 @@ fn forked_shards_sharing_a_drive_cache_merge_to_the_whole_table() {
         parts.push(sweep::run_with(&s, &file, Shard { k, n: 2 }, &c).unwrap());
     }
     // Each group's drive was written once and loaded by the other shard.
-    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(&*cache).unwrap().count(), 2);
     let merged = sweep::merge(parts).unwrap();
     assert_eq!(sweep::to_csv(&merged), sweep::to_csv(&whole));
 }

@@ -168,13 +168,12 @@ fn user_described_csv() {
 #[test]
 fn gzip_and_zstd_streams() {
     let plain = std::fs::read(data("alibaba.csv")).unwrap();
-    let dir = std::env::temp_dir().join(format!("ssdlab-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let gz = dir.join("t.csv.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("t.csv.gz");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(&plain).unwrap();
     std::fs::write(&gz, e.finish().unwrap()).unwrap();
-    let zst = dir.join("t.csv.zst");
+    let zst = dir.path().join("t.csv.zst");
     std::fs::write(&zst, zstd::encode_all(&plain[..], 3).unwrap()).unwrap();
     let want = read("alibaba.csv", "alibaba");
     for p in [gz, zst] {
@@ -186,7 +185,6 @@ fn gzip_and_zstd_streams() {
         TraceReader::new(&[data("alibaba.csv"), data("alibaba.csv")], &TraceFormat::Alibaba, ReadOptions::default());
     let n = std::iter::from_fn(|| r.next_record().unwrap()).count();
     assert_eq!(n, 6);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -203,12 +201,10 @@ fn binary_blktrace_both_byte_orders() {
     assert_eq!(rows(&read("blktrace-be.bin", "blktrace")), want);
     // A cut-off stream is one bad "line" (event 4 of 6), not a panic.
     let bytes = std::fs::read(data("blktrace-le.bin")).unwrap();
-    let dir = std::env::temp_dir().join(format!("ssdlab-blktrace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cut = dir.join("cut.bin");
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.bin");
     std::fs::write(&cut, &bytes[..48 * 3 + 8 + 20]).unwrap();
     let (recs, counts) = read_all(&[cut], &TraceFormat::Blktrace, ReadOptions::default()).unwrap();
     assert_eq!(recs.len(), 2);
     assert_eq!((counts.bad_lines, counts.first_bad_lines[0].line), (1, 4));
-    std::fs::remove_dir_all(&dir).ok();
 }

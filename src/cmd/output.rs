@@ -2,14 +2,29 @@
 //! drive's counters under the text summary) and the time series with their plots.
 
 use super::{print_out, CliError};
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use host_bench::drive_stats::RunStats;
 use host_bench::report::{normal_text, series_file_names};
 use host_bench::runner::RunResult;
 use host_bench::trace::reader::ReadCounts;
 use host_bench::trace::replay::ReplayStats;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where and how `run` and `replay` report: declared once, flattened into both.
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// Output format, as fio's --output-format.
+    #[arg(long, value_enum, default_value = "normal")]
+    pub output_format: OutputFormat,
+    /// Write the report here instead of stdout.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Per-second time series (CSV) and its SVG beside it; with several jobs, one file per job
+    /// (`NAME.JOB.csv`).
+    #[arg(long)]
+    pub timeseries: Option<PathBuf>,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {

@@ -2,7 +2,7 @@
 //! `--target`), timed or closed loop; the same report, JSON and time series as `run`.
 
 use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
-use super::output::{write_report, write_series, OutputFormat, SummaryFacts};
+use super::output::{write_report, write_series, OutputFormat, ReportArgs, SummaryFacts};
 use super::CliError;
 use clap::{Args, ValueEnum};
 use host_bench::device::Device;
@@ -109,15 +109,8 @@ pub struct ReplayArgs {
     /// drive) or error.
     #[arg(long, value_enum, default_value = "wrap")]
     pub lba_map: LbaMapArg,
-    /// Output format, as fio's --output-format.
-    #[arg(long, value_enum, default_value = "normal")]
-    pub output_format: OutputFormat,
-    /// Write the report here instead of stdout.
-    #[arg(long)]
-    pub output: Option<PathBuf>,
-    /// Per-second time series (CSV) and its SVG beside it.
-    #[arg(long)]
-    pub timeseries: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Fill the simulated drive first with N sequential 128 KiB passes (QD32), so reads find
     /// data on NAND rather than unmapped blocks; not part of the results.
     #[arg(long, default_value_t = 0, conflicts_with = "target")]
@@ -138,10 +131,10 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
     if !(1..=65536).contains(&a.qd) {
         return Err(CliError::bad_input(format!("--qd {}: allowed 1..=65536", a.qd)));
     }
-    if let Some(p) = &a.output {
+    if let Some(p) = &a.report.output {
         super::preflight::check_output_file("--output", p)?;
     }
-    if let Some(p) = &a.timeseries {
+    if let Some(p) = &a.report.timeseries {
         super::preflight::check_output_file("--timeseries", p)?;
     }
     if let Some(p) = &a.write_iolog {
@@ -207,7 +200,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
         let (r, st) = replay(&mut reader, &mut t, &mut opts).map_err(replay_error)?;
         let mut v =
-            fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
+            fio_json(&r, &JsonOptions { plus: a.report.output_format == OutputFormat::JsonPlus, ..Default::default() });
         if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
             o.insert("target".into(), json!(t.description()));
         }
@@ -232,7 +225,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         let mut run_stats = s.run_stats(&r);
         // Trace time is not shortened by the drive's scale (`--time-scale` is in "replay").
         run_stats.time_scale = 1.0;
-        let v = s.json_with(&r, a.output_format == OutputFormat::JsonPlus, &run_stats);
+        let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &run_stats);
         let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, st, csvs, Some(run_stats))
     };
@@ -271,8 +264,8 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         );
     }
     let facts = SummaryFacts { stats: sim.as_ref(), replay: Some((&stats, counts)) };
-    write_report(a.output_format, &result, &json_value, facts, a.output.as_deref())?;
-    if let Some(ts) = &a.timeseries {
+    write_report(a.report.output_format, &result, &json_value, facts, a.report.output.as_deref())?;
+    if let Some(ts) = &a.report.timeseries {
         write_series(ts, &csvs)?;
     }
     if result.interrupted {

@@ -2,7 +2,7 @@
 //! file or block device) and report like fio, plus the drive's own counters.
 
 use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
-use super::output::{write_report, write_series, OutputFormat, SummaryFacts};
+use super::output::{write_report, write_series, OutputFormat, ReportArgs, SummaryFacts};
 use super::CliError;
 use clap::Args;
 use host_bench::job::{self, JobFile, ParseOptions};
@@ -19,15 +19,8 @@ pub struct RunArgs {
     pub job: PathBuf,
     #[command(flatten)]
     pub drive: DriveArgs,
-    /// Output format, as fio's --output-format.
-    #[arg(long, value_enum, default_value = "normal")]
-    pub output_format: OutputFormat,
-    /// Write the report here instead of stdout.
-    #[arg(long)]
-    pub output: Option<PathBuf>,
-    /// Per-second time series (CSV); with several jobs, one file per job (`NAME.JOB.csv`).
-    #[arg(long)]
-    pub timeseries: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
@@ -50,10 +43,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }
-    if let Some(p) = &a.output {
+    if let Some(p) = &a.report.output {
         super::preflight::check_output_file("--output", p)?;
     }
-    if let Some(p) = &a.timeseries {
+    if let Some(p) = &a.report.timeseries {
         super::preflight::check_output_file("--timeseries", p)?;
     }
     if let Some(p) = &a.save_drive {
@@ -91,14 +84,14 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             save_drive(&mut s, &file, &r, p)?;
         }
         let stats = s.run_stats(&r);
-        let v = s.json_with(&r, a.output_format == OutputFormat::JsonPlus, &stats);
+        let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &stats);
         let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
         (v, r, csvs, Some(stats))
     };
     pb.finish_and_clear();
     let facts = SummaryFacts { stats: stats.as_ref(), replay: None };
-    write_report(a.output_format, &result, &json_value, facts, a.output.as_deref())?;
-    if let Some(ts) = &a.timeseries {
+    write_report(a.report.output_format, &result, &json_value, facts, a.report.output.as_deref())?;
+    if let Some(ts) = &a.report.timeseries {
         write_series(ts, &csvs)?;
     }
     if result.interrupted {
@@ -200,7 +193,8 @@ fn run_real(
     }
     logs.finish(r.end_ns.saturating_sub(r.start_ns))?;
     perf.finish()?;
-    let mut v = fio_json(&r, &JsonOptions { plus: a.output_format == OutputFormat::JsonPlus, ..Default::default() });
+    let mut v =
+        fio_json(&r, &JsonOptions { plus: a.report.output_format == OutputFormat::JsonPlus, ..Default::default() });
     if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
         o.insert("target".into(), json!(t.description()));
         o.insert("engine".into(), json!(format!("{:?}", t.engine_kind())));

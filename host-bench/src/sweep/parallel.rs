@@ -1,12 +1,12 @@
-//! Spreading a sweep's work over threads: one point per task, or (forked sweeps) a group's
-//! preconditioning as one task whose points then become tasks of their own, so every thread
-//! stays busy even when there are fewer groups than threads.
+//! Spreading a sweep's work over a rayon pool of `threads` workers: one point per task, or
+//! (forked sweeps) a group's preconditioning as one task that spawns its points as tasks of
+//! their own, so every thread stays busy even when there are fewer groups than threads. A
+//! worker takes the tasks it spawned first (rayon's local order), so the points of the group it
+//! preconditioned run before it starts another group, which frees that group's drive sooner.
 
 use super::{fork, run_point_until, Point, Row, SweepControl, SweepError, SweepSpec};
 use crate::job::JobFile;
-use crate::snapshot::Frozen;
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 type Results = Result<Vec<Result<Row, SweepError>>, SweepError>;
@@ -15,42 +15,48 @@ fn stopped(c: &SweepControl) -> bool {
     c.stop.is_some_and(|s| s.load(Ordering::Relaxed))
 }
 
+/// A pool of `threads` workers (at least one, at most one per point).
+fn pool(threads: usize, points: usize) -> Result<rayon::ThreadPool, SweepError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.clamp(1, points.max(1)))
+        .build()
+        .map_err(|e| SweepError::Io { path: "worker threads".into(), message: e.to_string() })
+}
+
+/// Rows (and errors) in the order the workers finished them.
+struct Collected(Mutex<Vec<Result<Row, SweepError>>>);
+
+impl Collected {
+    fn push(&self, r: Result<Row, SweepError>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(r);
+        }
+    }
+
+    fn into_results(self) -> Results {
+        self.0.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))
+    }
+}
+
 /// Every point preconditions itself.
 pub(super) fn each(spec: &SweepSpec, job: &JobFile, points: &[&Point], c: &SweepControl) -> Results {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Result<Row, SweepError>>> = Mutex::new(Vec::with_capacity(points.len()));
-    std::thread::scope(|sc| {
-        for _ in 0..c.threads.clamp(1, points.len().max(1)) {
-            sc.spawn(|| loop {
+    let out = Collected(Mutex::new(Vec::with_capacity(points.len())));
+    pool(c.threads, points.len())?.scope(|s| {
+        for &p in points {
+            let out = &out;
+            s.spawn(move |_| {
                 if stopped(c) {
-                    break;
+                    return;
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = points.get(i) else { break };
-                let r = match run_point_until(spec, job, p, c.stop) {
-                    Ok(None) => break,
-                    Ok(Some(row)) => (c.on_done)(&row).map(|()| row),
-                    Err(e) => Err(e),
-                };
-                if let Ok(mut v) = results.lock() {
-                    v.push(r);
+                match run_point_until(spec, job, p, c.stop) {
+                    Ok(None) => {}
+                    Ok(Some(row)) => out.push((c.on_done)(&row).map(|()| row)),
+                    Err(e) => out.push(Err(e)),
                 }
             });
         }
     });
-    results.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))
-}
-
-/// Work of a forked sweep.
-enum Task<'a> {
-    Precondition(Vec<&'a Point>),
-    Measure(&'a Point, Arc<Frozen>),
-}
-
-struct Queue<'a> {
-    tasks: VecDeque<Task<'a>>,
-    /// Preconditioning tasks under way (their points are not queued yet).
-    busy: usize,
+    out.into_results()
 }
 
 /// Groups precondition once; their points run from copies of the group's drive.
@@ -61,60 +67,38 @@ pub(super) fn forked(
     points: &[&Point],
     c: &SweepControl,
 ) -> Results {
-    let groups = fork::groups(points);
-    let threads = c.threads.clamp(1, points.len().max(1));
-    let queue = Mutex::new(Queue { tasks: groups.into_iter().map(Task::Precondition).collect(), busy: 0 });
-    let results: Mutex<Vec<Result<Row, SweepError>>> = Mutex::new(Vec::with_capacity(points.len()));
-    let push = |r: Result<Row, SweepError>| {
-        if let Ok(mut v) = results.lock() {
-            v.push(r);
-        }
-    };
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
+    let out = Collected(Mutex::new(Vec::with_capacity(points.len())));
+    pool(c.threads, points.len())?.scope(|s| {
+        for members in fork::groups(points) {
+            let out = &out;
+            s.spawn(move |s| {
                 if stopped(c) {
-                    break;
+                    return;
                 }
-                // Measurements first: they free their group's drive sooner.
-                let task = {
-                    let Ok(mut q) = queue.lock() else { break };
-                    let i = q.tasks.iter().position(|t| matches!(t, Task::Measure(..))).unwrap_or(0);
-                    match q.tasks.remove(i) {
-                        Some(t) => {
-                            if matches!(t, Task::Precondition(_)) {
-                                q.busy += 1;
-                            }
-                            Some(t)
-                        }
-                        None if q.busy > 0 => None,
-                        None => break,
-                    }
-                };
-                match task {
-                    None => std::thread::sleep(std::time::Duration::from_millis(5)),
-                    Some(Task::Measure(p, frozen)) => match fork::run_forked(spec, suffix, &frozen, p, c.stop) {
-                        Ok(None) => break,
-                        Ok(Some(row)) => push((c.on_done)(&row).map(|()| row)),
-                        Err(e) => push(Err(e)),
-                    },
-                    Some(Task::Precondition(members)) => {
-                        let leader = fork::group_leader(spec, members[0]);
-                        let r = fork::precondition_cached(spec, prefix, &leader, c.cache, c.stop);
-                        let Ok(mut q) = queue.lock() else { break };
-                        q.busy -= 1;
-                        match r {
-                            Ok(Some(f)) => {
-                                let f = Arc::new(f);
-                                q.tasks.extend(members.into_iter().map(|p| Task::Measure(p, f.clone())));
-                            }
-                            Ok(None) => break,
-                            Err(e) => push(Err(e)),
+                let Some(&first) = members.first() else { return };
+                let leader = fork::group_leader(spec, first);
+                match fork::precondition_cached(spec, prefix, &leader, c.cache, c.stop) {
+                    Ok(Some(f)) => {
+                        let f = Arc::new(f);
+                        for p in members {
+                            let f = f.clone();
+                            s.spawn(move |_| {
+                                if stopped(c) {
+                                    return;
+                                }
+                                match fork::run_forked(spec, suffix, &f, p, c.stop) {
+                                    Ok(None) => {}
+                                    Ok(Some(row)) => out.push((c.on_done)(&row).map(|()| row)),
+                                    Err(e) => out.push(Err(e)),
+                                }
+                            });
                         }
                     }
+                    Ok(None) => {}
+                    Err(e) => out.push(Err(e)),
                 }
             });
         }
     });
-    results.into_inner().map_err(|_| SweepError::Merge("a worker thread panicked".into()))
+    out.into_results()
 }
