@@ -57,6 +57,11 @@ pub struct BlockTable {
     /// more free blocks than that.
     host_reserve_per_die: u32,
     host_free_dies: DieMask,
+    /// `supply(die)` of every die, contiguous so GC's per-victim search for the neediest die
+    /// is a vector scan; kept current by `update_host_free` once built. Derived state: not
+    /// saved, rebuilt by [`Self::supplies`] when empty (new or restored tables).
+    #[serde(skip)]
+    supply: Vec<u32>,
 }
 
 const NIL: u32 = u32::MAX;
@@ -105,6 +110,7 @@ impl BlockTable {
             victims_on_die: vec![0; layout.dies as usize],
             host_reserve_per_die: 0,
             host_free_dies: free_dies_copy,
+            supply: Vec::new(),
         }
     }
 
@@ -122,6 +128,23 @@ impl BlockTable {
     fn update_host_free(&mut self, die: u32) {
         let n = self.free[die as usize].len() as u32;
         self.host_free_dies.set(die, n > self.host_reserve_per_die);
+        if let Some(s) = self.supply.get_mut(die as usize) {
+            *s = n + self.victims_on_die[die as usize];
+        }
+    }
+
+    /// [`Self::supply`] of every die, indexed by die.
+    #[inline(always)]
+    pub fn supplies(&mut self) -> &[u32] {
+        if self.supply.len() != self.free.len() {
+            self.rebuild_supply();
+        }
+        &self.supply
+    }
+
+    #[cold]
+    fn rebuild_supply(&mut self) {
+        self.supply = (0..self.dies()).map(|d| self.supply(d)).collect();
     }
 
     /// Dies where a host write stream may open a block (more free blocks than GC's reserve).
@@ -343,6 +366,7 @@ impl BlockTable {
                 self.victims_on_die[layout.die_of_block(b as u32) as usize] += 1;
             }
         }
+        self.supply.clear(); // rebuilt from the new lists on next use
     }
 
     /// Number of blocks in each state: (free, open, closed, victim), reserved blocks excluded.

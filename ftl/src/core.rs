@@ -390,20 +390,27 @@ impl FtlCore {
         let need = self.blocks.valid[v as usize] as u64;
         let free_room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64;
         // The open blocks' room is a scan over every die: only needed when free blocks fall short.
-        let fits = free_room >= need || free_room + self.open_room(self.stream_index(GC)) >= need;
+        let fits = free_room >= need || self.open_room_reaches(self.stream_index(GC), need - free_room);
         if !fits && free_room == 0 {
             self.gc_blocked_at = Some(self.blocks.releases);
         }
         fits.then_some(v)
     }
 
-    pub(crate) fn open_room(&self, si: usize) -> u64 {
-        self.streams[si]
-            .open
-            .iter()
-            .filter(|&&b| b != NONE)
-            .map(|&b| (self.layout.mus_per_block - self.blocks.write_ptr[b as usize]) as u64)
-            .sum()
+    /// Whether the open blocks of stream `si` have room for `need` more units together. GC
+    /// asks before every word line, so it visits only the dies with an open block and stops
+    /// as soon as the answer is known (usually at the first: an open block has room for at
+    /// least a program unit).
+    pub(crate) fn open_room_reaches(&self, si: usize, need: u64) -> bool {
+        let s = &self.streams[si];
+        let mut room = 0u64;
+        for die in s.open_dies.ones() {
+            if room >= need {
+                break;
+            }
+            room += (self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize] as usize]) as u64;
+        }
+        room >= need
     }
 
     /// Pads the open program unit of each stream so everything placed can be programmed (used

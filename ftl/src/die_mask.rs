@@ -29,6 +29,22 @@ impl DieMask {
         self.words[(die / 64) as usize] & (1 << (die % 64)) != 0
     }
 
+    /// The set dies in increasing order.
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)] // die numbers are u32
+    pub fn ones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros();
+                    w &= w - 1;
+                    i as u32 * 64 + bit
+                })
+            })
+        })
+    }
+
     pub fn clear_all(&mut self) {
         self.words.fill(0);
     }
@@ -95,6 +111,7 @@ mod tests {
                 let none = vec![false; dies as usize];
                 assert_eq!(ma.next_from(cursor, Some(&mb)), reference(&a, &b, cursor));
                 assert_eq!(ma.next_from(cursor, None), reference(&a, &none, cursor));
+                assert!(ma.ones().eq((0..dies).filter(|&d| a[d as usize])));
             }
         }
     }

@@ -36,6 +36,7 @@ impl VictimChooser {
     /// one idles while the others program: firmware that collects superblocks (one block per
     /// die) never lets that happen, and neither does this. Falls back to the whole drive when
     /// the neediest dies hold no candidate.
+    #[allow(clippy::cast_possible_truncation)] // die numbers are u32 by Layout's construction
     pub fn choose(
         &mut self,
         blocks: &mut BlockTable,
@@ -44,15 +45,18 @@ impl VictimChooser {
         now_mus: u64,
     ) -> Option<u32> {
         let dies = blocks.dies();
-        let need = (0..dies).map(|d| blocks.supply(d)).min()?;
-        for k in 0..dies {
-            let die = (self.die_cursor + k) % dies;
-            if blocks.supply(die) != need {
-                continue;
-            }
-            if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
-                self.die_cursor = (die + 1) % dies;
-                return Some(b);
+        let need = blocks.supplies().iter().copied().min()?;
+        let start = (self.die_cursor % dies) as usize;
+        // The dies with that supply, from the cursor on, wrapping.
+        for (lo, hi) in [(start, dies as usize), (0, start)] {
+            let mut d = lo;
+            while let Some(k) = blocks.supplies()[d..hi].iter().position(|&s| s == need) {
+                let die = (d + k) as u32;
+                if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+                    self.die_cursor = (die + 1) % dies;
+                    return Some(b);
+                }
+                d += k + 1;
             }
         }
         match policy {

@@ -100,7 +100,7 @@ impl FtlCore {
 
     /// Whether the GC stream can take another word line's worth of units.
     fn gc_has_room_for_unit(&self) -> bool {
-        self.blocks.free_total() > 0 || self.open_room(self.stream_index(GC)) >= self.layout.mus_per_pu as u64
+        self.blocks.free_total() > 0 || self.open_room_reaches(self.stream_index(GC), self.layout.mus_per_pu as u64)
     }
 
     /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
