@@ -1,5 +1,6 @@
 //! `ssdlab explore` without a browser: recording never changes a run's results, the lesson list,
 //! bad input, and the page's size.
+#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 mod common;
 use common::{ssdlab, temp_dir};
@@ -32,8 +33,7 @@ fn recording_leaves_the_results_byte_identical() {
         let v: serde_json::Value = serde_json::from_slice(&a).unwrap();
         assert!(v["ssdlab"]["gc_victims"].as_u64().unwrap() > 0, "the job should make GC run");
         let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-        let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
-        let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+        let page = embedded_json(&html);
         for run in page["runs"].as_array().unwrap() {
             let cols = run["frames"].as_object().unwrap();
             let n = cols["t_ns"].as_array().unwrap().len();
@@ -117,8 +117,7 @@ fn compare_plp_cuts_power_and_reports_what_was_lost() {
         ssdlab(&["explore", job.to_str().unwrap(), "--drive", "tiny", "--compare-plp", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
-    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    let page = embedded_json(&html);
     let notes: Vec<String> =
         page["runs"].as_array().unwrap().iter().map(|r| r["notes"][0].as_str().unwrap().to_string()).collect();
     assert!(notes[0].contains(" 0 units placed but never programmed"), "PLP on lost data: {}", notes[0]);
@@ -148,8 +147,7 @@ fn from_drive_continues_a_saved_drive_as_run_does() {
     // The page starts from the loaded drive: its first frame is at the snapshot's time, with
     // the saved drive's host writes already counted.
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    let at = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
-    let page: serde_json::Value = serde_json::from_str(&html[at..at + html[at..].find("</script>").unwrap()]).unwrap();
+    let page = embedded_json(&html);
     let f = &page["runs"][0]["frames"];
     assert!(f["t_ns"][0].as_u64().unwrap() > 0 && f["host_writes"][0].as_u64().unwrap() > 0, "not the saved drive");
     // Refusals: another drive configuration (exit 2, naming the snapshot), and a power cut.
@@ -183,8 +181,7 @@ fn power_cut_at_a_chosen_instant_mid_run() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    let a = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
-    let page: serde_json::Value = serde_json::from_str(&html[a..a + html[a..].find("</script>").unwrap()]).unwrap();
+    let page = embedded_json(&html);
     for (k, run) in page["runs"].as_array().unwrap().iter().enumerate() {
         let note = run["notes"][0].as_str().unwrap();
         assert!(note.starts_with("power cut at 1500.000 ms:"), "run {k}: {note}");
@@ -201,9 +198,15 @@ fn power_cut_at_a_chosen_instant_mid_run() {
     let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", "10m", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(html.contains("before the power cut planned at 600000.000 ms: cut at the end"));
+    let notes = embedded_json(&html)["runs"][0]["notes"].to_string();
+    assert!(notes.contains("before the power cut planned at 600000.000 ms: cut at the end"), "{notes}");
     for bad in ["5x", "-1s", "ms", "0s"] {
         let o = ssdlab(&["explore", j, "--drive", "tiny", "--power-cut-at", bad, "--out", out.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", String::from_utf8_lossy(&o.stderr));
     }
+}
+
+/// The data a page embeds, as JSON.
+fn embedded_json(html: &str) -> serde_json::Value {
+    serde_json::to_value(host_bench::explore::page::embedded(html).unwrap()).unwrap()
 }

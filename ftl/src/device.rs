@@ -302,6 +302,17 @@ impl SimSsd {
         &self.flash
     }
 
+    /// Logs every NAND operation booked from now on, on dies `0..dies_below` (`None`: stop);
+    /// see [`nand_model::flash::oplog`]. Views only: the simulation does not change.
+    pub fn set_op_log(&mut self, dies_below: Option<u32>) {
+        self.flash.set_op_log(dies_below);
+    }
+
+    /// Moves the NAND operations logged since the last call to the end of `out`.
+    pub fn drain_op_log(&mut self, out: &mut Vec<nand_model::OpEvent>) {
+        self.flash.drain_op_log(out)
+    }
+
     pub fn plp(&self) -> bool {
         self.plp
     }

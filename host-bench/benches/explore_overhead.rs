@@ -23,14 +23,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut s = SimSession::new(spec.cfg.clone()).unwrap();
             let (r, rec) = record_run(&mut s, &file, None, None).unwrap();
-            (r, rec.finish(&s.target.ssd, "x", vec![]))
+            (r, rec.finish(&mut s.target.ssd, "x", vec![]))
         })
     });
     g.bench_function("recorded_and_page", |b| {
         b.iter(|| {
             let mut s = SimSession::new(spec.cfg.clone()).unwrap();
             let (_, rec) = record_run(&mut s, &file, None, None).unwrap();
-            let runs = vec![rec.finish(&s.target.ssd, "x", vec![])];
+            let runs = vec![rec.finish(&mut s.target.ssd, "x", vec![])];
             page::render(&mut Page { title: "t".into(), text: vec![], questions: vec![], runs, command: String::new() })
                 .unwrap()
                 .len()

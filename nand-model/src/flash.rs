@@ -8,6 +8,7 @@
 //! [`Flash::advance_until`]; nothing here knows what the data means.
 
 mod check;
+pub mod oplog;
 mod power;
 mod suspend;
 
@@ -41,7 +42,8 @@ pub struct NandOp {
     pub planes: u8,
     /// Bytes moved over the channel (read out, or program data in); 0 for erase.
     pub bytes: u32,
-    /// Background read (GC relocation): queued behind host reads and never suspends a program.
+    /// GC work. On a read: queued behind host reads and never suspends a program. On a program
+    /// or erase it only labels the op for views (the op log); scheduling ignores it.
     pub background: bool,
     /// Plane of a single-plane read (for independent plane reads); 0 otherwise.
     pub plane: u8,
@@ -62,6 +64,12 @@ impl NandOp {
     }
     pub fn program(tag: u64, die: u32, planes: u8, bytes: u32) -> Self {
         NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes, background: false, plane: 0 }
+    }
+    /// The same program or erase labelled as GC work (or not) for views; reads use
+    /// [`NandOp::background_read`], which changes their scheduling.
+    pub fn gc_labelled(self, gc: bool) -> Self {
+        debug_assert!(self.kind != OpKind::Read);
+        NandOp { background: gc, ..self }
     }
     pub fn erase(tag: u64, die: u32, planes: u8) -> Self {
         NandOp { tag, kind: OpKind::Erase, die, page_type: 0, planes, bytes: 0, background: false, plane: 0 }
@@ -167,6 +175,9 @@ pub struct Flash {
     queued: usize,
     /// Power admission and meter; `None` = neither (the ungoverned engine, unchanged).
     governor: Option<Box<Governor>>,
+    /// Log of booked operations for views ([`oplog`]); `None` unless asked for.
+    #[serde(skip)]
+    oplog: Option<Box<oplog::OpLog>>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -194,6 +205,7 @@ impl Flash {
             trace_hash: FNV_OFFSET,
             queued: 0,
             governor: None,
+            oplog: None,
         }
     }
 
@@ -509,6 +521,9 @@ impl Flash {
             h ^= h >> 29;
         }
         self.trace_hash = h;
+        if self.oplog.is_some() {
+            self.log_op(op, start, end, xfer);
+        }
     }
 
     /// Forgets everything queued or running (sudden power loss): the caller decides what the

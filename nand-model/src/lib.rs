@@ -40,6 +40,7 @@ pub use config_error::ConfigError;
 pub use energy::{Energy, EnergyConfig};
 pub use event::EventQueue;
 pub use fastdiv::FastDiv;
+pub use flash::oplog::{OpEvent, OpRecord};
 pub use flash::{DieActivity, Flash, FlashStats, NandDone, NandOp, OpKind};
 pub use geometry::{CellType, Geometry, GeometryConfig};
 pub use governor::{Governor, GovernorConfig, GovernorError, GovernorStats, PowerInterval};

@@ -4,6 +4,8 @@
 // Each test file uses some of these.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -8,7 +8,9 @@ impl SimSsd {
     pub(super) fn submit_program(&mut self, slot: u32) {
         let r = self.pus[slot as usize];
         let planes = self.core.layout.geo.planes_per_die as u8;
-        self.flash.submit(self.now, NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes));
+        // Labelled GC work when most of its units are GC's (for the op log's views only).
+        let op = NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes);
+        self.flash.submit(self.now, op.gc_labelled(2 * r.host_mus < r.mus));
     }
 
     /// GC read `seq` finished: re-examines the program queues whose first waiting program

@@ -225,6 +225,7 @@ pub fn run_spec(
             Some(rep) => rep,
             None => {
                 rec.frame(&s.target.ssd);
+                rec.power_cut_now(&mut s.target.ssd);
                 s.target.ssd.power_cut().map_err(|e| e.to_string())?
             }
         };
@@ -245,7 +246,7 @@ pub fn run_spec(
         }
     }
     let rec: Recorder = rec;
-    let recording = rec.finish(&s.target.ssd, spec.label.clone(), notes);
+    let recording = rec.finish(&mut s.target.ssd, spec.label.clone(), notes);
     Ok((r, s, recording))
 }
 

@@ -8,6 +8,7 @@
 
 pub mod lessons;
 pub mod model;
+pub mod optrace;
 pub mod page;
 pub mod record;
 pub mod series;
@@ -49,6 +50,7 @@ pub fn meta_of(s: &SimSession) -> model::DriveMeta {
         host_reserve_blocks: ssd.core.cfg.host_reserve_blocks,
         power_cap_w: s.power_cap_w,
         scale_divisor: s.scale_divisor,
+        t_cmd_ns: ssd.flash().timing().t_cmd_ns,
     }
 }
 
@@ -70,7 +72,8 @@ pub fn record_run_with<'a>(
     progress: Option<&'a mut dyn FnMut(RunProgress)>,
     cut: Option<record::MidRunCut>,
 ) -> Result<(RunResult, Recorder), RunError> {
-    let mut rec = Recorder::new(&s.target.ssd, meta_of(s));
+    let meta = meta_of(s);
+    let mut rec = Recorder::new(&mut s.target.ssd, meta);
     rec.cut = cut;
     let r = s.run_observed(job, stop, progress, Some(&mut rec))?;
     Ok((r, rec))

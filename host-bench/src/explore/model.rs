@@ -52,6 +52,9 @@ pub struct DriveMeta {
     pub host_reserve_blocks: u32,
     pub power_cap_w: Option<f64>,
     pub scale_divisor: u32,
+    /// Command cycles before a program's data transfer, ns (where the die timeline draws it).
+    #[serde(default)]
+    pub t_cmd_ns: u64,
 }
 
 /// A victim chosen during a frame: block, valid units when chosen, cost-benefit score then.
@@ -129,15 +132,22 @@ pub struct Series {
     pub throttled_pct: Vec<f64>,
 }
 
-/// What the shown dies did, as the recorder saw them after each host completion: every array
-/// operation under way at one of those instants (operations that start and end between two
-/// completions are missed) and every wait for the power governor. Past a bound every other
-/// entry is dropped.
+/// What the shown dies did: every NAND operation booked on them (from the NAND model's op
+/// log), the pauses of programs and erases suspended for host reads, and the spans a die's next
+/// operation waited for the power governor (sampled after each host completion).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DieTimeline {
-    /// Per die: flat [kind (0 read, 1 program, 2 erase), start - previous start (ns), duration
-    /// (ns), reads served by suspending it] x n.
+    /// Distinct op shapes: [code, duration (ns, with its suspensions), transfer (ns)]. Code:
+    /// `explore::optrace::op_code` (kind, GC work, served in a suspension, plane). The transfer
+    /// is at the start of a program (after the command cycles) and at the end of a read.
+    #[serde(default)]
+    pub shapes: Vec<[u64; 3]>,
+    /// Per die, in start order: flat [shape index, start - previous start (ns)] x n.
     pub ops: Vec<Vec<u64>>,
+    /// Per die: flat [from - previous from (ns), duration (ns)] x n: a program or erase paused
+    /// for a host read.
+    #[serde(default)]
+    pub suspends: Vec<Vec<u64>>,
     /// Per die: flat [since - previous since (ns), duration (ns, until last seen waiting)] x n.
     pub held: Vec<Vec<u64>>,
 }

@@ -1,9 +1,20 @@
 // ssdlab explore: replays recorded frames of a simulated run. Everything shown for a moment is
 // read from the frame at or before the cursor time; nothing is simulated here.
 'use strict';
-(function () {
+// The data is gzipped JSON in base64 (explore/page.rs); the browser inflates it.
+async function loadData() {
+  const node = document.getElementById('data');
+  const b = atob(node.textContent.trim());
+  node.textContent = ''; // the DOM need not carry the data once read (a dumped DOM is smaller)
+  const u = new Uint8Array(b.length);
+  for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);
+  const text = await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  return JSON.parse(text);
+}
+(async function () {
   const t0 = performance.now();
-  const D = JSON.parse(document.getElementById('data').textContent);
+  const D = await loadData();
+  const tLoaded = performance.now();
   const K = 32; // keyframe spacing
   const NS = 'http://www.w3.org/2000/svg';
   const $ = (id) => document.getElementById(id);
@@ -34,8 +45,37 @@
     }
   }
   function decodeDies(r) { // undo the delta encoding: absolute start and end
-    r.dies.ops = r.dies.ops.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 3 < o.length; j += 4) { t += v[j + 1]; o[j + 1] = t; o[j + 2] = t + v[j + 2]; } return o; });
-    r.dies.held = r.dies.held.map((v) => { const o = v.slice(); let t = 0; for (let j = 0; j + 1 < o.length; j += 2) { t += v[j]; o[j] = t; o[j + 1] = t + v[j + 1]; } return o; });
+    const pairs = (v) => { const o = new Float64Array(v.length); let t = 0; for (let j = 0; j + 1 < v.length; j += 2) { t += v[j]; o[j] = t; o[j + 1] = t + v[j + 1]; } return o; };
+    const S = r.dies.shapes; // [code, duration, transfer]
+    r.dies.ops = r.dies.ops.map((v) => { // to [code, start, end, transfer] x n
+      const o = new Float64Array(2 * v.length); let t = 0, longest = 0;
+      for (let j = 0, q = 0; j + 1 < v.length; j += 2, q += 4) {
+        const sh = S[v[j]];
+        t += v[j + 1]; o[q] = sh[0]; o[q + 1] = t; o[q + 2] = t + sh[1]; o[q + 3] = sh[2]; longest = Math.max(longest, sh[1]);
+      }
+      o.longest = longest;
+      return o;
+    });
+    r.dies.suspends = (r.dies.suspends || []).map(pairs);
+    r.dies.held = r.dies.held.map(pairs);
+  }
+  // First op of a die's list that could still run at time a (ops are in start order).
+  function firstOpFrom(ops, a) {
+    let lo = 0, hi = ops.length / 4;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (ops[4 * m + 1] < a - ops.longest) lo = m + 1; else hi = m; }
+    return 4 * lo;
+  }
+  // Ops of each kind started at or before t on the shown dies.
+  function opsStarted(r, t) {
+    const n = [0, 0, 0];
+    r.dies.ops.forEach((ops) => {
+      let lo = 0, hi = ops.length / 4;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (ops[4 * m + 1] <= t) lo = m + 1; else hi = m; }
+      // Counting by kind needs a pass; cached per die as prefix counts.
+      if (!ops.prefix) { ops.prefix = new Uint32Array(3 * (ops.length / 4 + 1)); for (let j = 0; j < ops.length / 4; j++) for (let k = 0; k < 3; k++) ops.prefix[3 * (j + 1) + k] = ops.prefix[3 * j + k] + ((ops[4 * j] & 3) === k ? 1 : 0); }
+      for (let k = 0; k < 3; k++) n[k] += ops.prefix[3 * lo + k];
+    });
+    return n;
   }
   function prepare(r) {
     decodeDies(r);
@@ -210,38 +250,60 @@
         [{ y: m.power_cap_w, color: '#d62728', label: 'cap' }]),
     ];
     const dt = el('div', { class: 'dietl' }, box);
-    el('div', { html: '', text: 'die activity around the cursor (operations seen under way after host completions; zoom with the die window buttons): ' }, dt)
-      .innerHTML += '<span style="color:#4a90d9">&#9632; read</span> <span style="color:#2ca02c">&#9632; program</span> <span style="color:#ff7f0e">&#9632; erase</span> <span style="color:#d00">&#9633; suspended for reads</span> <span style="color:#777">&#9632; waiting for the power governor</span>';
-    r.dieSvg = el('svg:svg', { viewBox: '0 0 400 ' + (14 * r.dies.ops.length + 12), preserveAspectRatio: 'none', 'data-dies': r.dies.ops.length }, dt);
-    r.dieSvg.style.height = (14 * r.dies.ops.length + 12) * 1.2 + 'px';
+    el('div', { text: 'every NAND operation around the cursor, per plane (zoom with the die window buttons): ' }, dt)
+      .innerHTML += '<span style="color:#4a90d9">&#9632; read</span> <span style="color:#2ca02c">&#9632; program</span> <span style="color:#ff7f0e">&#9632; erase</span> (pale: GC work) <span style="color:#222">&#9644; data transfer</span> <span style="color:#d00">&#9633; read served in a suspension</span> <span style="background:#fff;outline:1px dashed #d00">&nbsp;&nbsp;</span> suspended <span style="color:#777">&#9632; waiting for the power governor</span>';
+    r.opCount = el('div', { class: 'opcount' }, dt);
+    const rows = r.dies.ops.length * m.planes_per_die;
+    r.dieSvg = el('svg:svg', { viewBox: '0 0 400 ' + (ROWH * rows + 12), preserveAspectRatio: 'none', 'data-dies': r.dies.ops.length, 'data-planes': m.planes_per_die }, dt);
+    r.dieSvg.style.height = (ROWH * rows + 12) * 1.2 + 'px';
     r.box = box;
   }
 
-  const KIND_COLORS = ['#4a90d9', '#2ca02c', '#ff7f0e'];
+  const KIND_COLORS = ['#4a90d9', '#2ca02c', '#ff7f0e'], GC_COLORS = ['#a9cbef', '#9fd89f', '#ffc68a'], KIND_NAMES = ['read', 'program', 'erase'], ROWH = 11;
+  // One row per plane of each shown die; a die-wide operation is drawn on every plane's row.
   function drawDies(r, t) {
-    const svg = r.dieSvg, w = UI.win * 1e6, a = t - w / 2, b = t + w / 2, X = (x) => 30 + 366 * (x - a) / w;
+    const svg = r.dieSvg, P = r.meta.planes_per_die, w = UI.win * 1e6, a = t - w / 2, b = t + w / 2, X = (x) => 40 + 356 * (x - a) / w;
+    const tc = r.meta.t_cmd_ns || 0;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
+    const frag = document.createDocumentFragment();
     let shown = 0;
+    const bar = (s0, e0, y, h, attrs) => el('svg:rect', Object.assign({ x: X(Math.max(a, s0)), y: y, width: Math.max(0.4, X(Math.min(b, e0)) - X(Math.max(a, s0))), height: h }, attrs), frag);
     r.dies.ops.forEach((ops, d) => {
-      const y = 2 + d * 14;
-      el('svg:text', { x: 1, y: y + 9, 'font-size': 8, text: 'die ' + d }, svg);
-      for (let j = 0; j + 3 < ops.length; j += 4) {
-        const s0 = ops[j + 1], e0 = ops[j + 2];
-        if (e0 < a || s0 > b) continue;
-        shown++;
-        el('svg:rect', { x: X(Math.max(a, s0)), y: y, width: Math.max(0.6, X(Math.min(b, e0)) - X(Math.max(a, s0))), height: 8, fill: KIND_COLORS[ops[j]], stroke: ops[j + 3] > 0 ? '#d00' : 'none', 'stroke-width': 0.8 }, svg);
+      for (let p = 0; p < P; p++) el('svg:text', { x: 1, y: 2 + (d * P + p) * ROWH + 8, 'font-size': 7, text: `die ${d} p${p}` }, frag);
+      for (let j = firstOpFrom(ops, a); j + 3 < ops.length && ops[j + 1] <= b; j += 4) {
+        const code = ops[j], s0 = ops[j + 1], e0 = ops[j + 2], x = ops[j + 3];
+        if (e0 < a) continue;
+        const kind = code & 3, gc = (code & 4) !== 0, insusp = (code & 8) !== 0, pl = code >> 4;
+        const xs = kind === 1 ? s0 + tc : e0 - x;
+        for (let p = pl ? pl - 1 : 0; p < (pl ? pl : P); p++) {
+          const y = 2 + (d * P + p) * ROWH;
+          shown++;
+          bar(s0, e0, y, 8, { fill: gc ? GC_COLORS[kind] : KIND_COLORS[kind], stroke: insusp ? '#d00' : 'none', 'stroke-width': 0.8, 'data-op': `${d}.${p}`, 'data-kind': KIND_NAMES[kind], 'data-gc': gc ? 1 : 0, 'data-s': s0, 'data-e': e0 });
+          if (x > 0 && xs + x >= a && xs <= b) bar(xs, xs + x, y + 6, 2, { fill: '#222' });
+        }
+      }
+      const sp = r.dies.suspends[d] || [];
+      for (let j = 0; j + 1 < sp.length; j += 2) {
+        if (sp[j + 1] < a || sp[j] > b) continue;
+        for (let p = 0; p < P; p++) bar(sp[j], sp[j + 1], 2 + (d * P + p) * ROWH + 1, 6, { fill: '#fff', stroke: '#d00', 'stroke-dasharray': '1,1', 'stroke-width': 0.5 });
       }
       const h = r.dies.held[d] || [];
       for (let j = 0; j + 1 < h.length; j += 2) {
         if (h[j + 1] < a || h[j] > b) continue;
-        el('svg:rect', { x: X(Math.max(a, h[j])), y: y + 9, width: Math.max(0.6, X(Math.min(b, h[j + 1])) - X(Math.max(a, h[j]))), height: 3, fill: '#777' }, svg);
+        bar(h[j], h[j + 1], 2 + (d * P + P - 1) * ROWH + 8, 2, { fill: '#777' });
       }
     });
-    const yb = 14 * r.dies.ops.length + 10;
-    el('svg:line', { x1: X(t), x2: X(t), y1: 0, y2: yb, stroke: '#000', 'stroke-width': 0.6 }, svg);
-    el('svg:text', { x: 30, y: yb, 'font-size': 7, text: (a / 1e6).toFixed(2) + ' ms' }, svg);
-    el('svg:text', { x: 360, y: yb, 'font-size': 7, text: (b / 1e6).toFixed(2) + ' ms' }, svg);
+    const yb = ROWH * r.dies.ops.length * P + 10;
+    el('svg:line', { x1: X(t), x2: X(t), y1: 0, y2: yb, stroke: '#000', 'stroke-width': 0.6 }, frag);
+    el('svg:text', { x: 40, y: yb, 'font-size': 7, text: (a / 1e6).toFixed(3) + ' ms' }, frag);
+    el('svg:text', { x: 356, y: yb, 'font-size': 7, text: (b / 1e6).toFixed(3) + ' ms' }, frag);
+    svg.appendChild(frag);
     svg.setAttribute('data-shown', shown);
+    svg.setAttribute('data-from', a);
+    svg.setAttribute('data-to', b);
+    const n = opsStarted(r, t);
+    r.opCount.textContent = `NAND operations started by the cursor on these dies: ${n[0]} reads, ${n[1]} programs, ${n[2]} erases`;
+    r.opCount.setAttribute('data-reads', n[0]); r.opCount.setAttribute('data-programs', n[1]); r.opCount.setAttribute('data-erases', n[2]);
   }
 
   function lastVictim(r, i) { // most recent victim chosen at or before frame i
@@ -341,7 +403,7 @@
         (s.st[b] === 2 ? `, cost-benefit score ${fmt(cbScore(s.valid[b], mpb, Math.max(0, age)))}` : '');
     } else r.selInfo.textContent = 'click a block for its numbers (or hover it)';
     drawHist(r, i, s);
-    drawArrows(r, i, s);
+    r.shown = { i: i, s: s }; // arrows are drawn once every run is (one layout for all)
     r.charts.forEach((c) => moveCursor(c, r, i));
     drawDies(r, t);
   }
@@ -387,6 +449,7 @@
     $('win').textContent = UI.win >= 1 ? UI.win.toFixed(0) + ' ms' : (UI.win * 1000).toFixed(0) + ' us';
     document.body.setAttribute('data-t', t);
     runs.forEach((r) => renderRun(r, t));
+    runs.forEach((r) => drawArrows(r, r.shown.i, r.shown.s));
     $('status').textContent = UI.status;
   }
   // A breakpoint is hit at time index k when some run's frames at that moment (those after the
@@ -480,6 +543,7 @@
   window.addEventListener('hashchange', () => { readHash(); update(); });
   readHash();
   update();
+  document.body.setAttribute('data-load-ms', (tLoaded - t0).toFixed(0));
   document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(0));
   document.body.setAttribute('data-ready', '1');
-})();
+})().catch((e) => { document.body.setAttribute('data-error', String(e && e.message || e)); console.error('page error: ' + (e && e.message || e)); });

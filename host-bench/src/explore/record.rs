@@ -5,6 +5,7 @@
 //! doubles, so memory and the page's size stay bounded for runs of any length.
 
 use super::model::*;
+use super::optrace::DieRecorder;
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::sim::SimTarget;
 use ftl::blocks::BlockState;
@@ -16,9 +17,6 @@ pub const MAX_FRAMES: usize = 2400;
 pub const MAX_SAMPLED_BLOCKS: u32 = 4096;
 /// Larger drives show their first dies, about this many blocks, plus histograms of all blocks.
 pub const SAMPLE_BLOCKS: u32 = 1024;
-/// Die-timeline entries kept at most (over all shown dies); past this every other one is
-/// dropped, so a long run keeps a thinner sample.
-pub const MAX_DIE_ENTRIES: usize = 24_000;
 /// Host writes after GC's first victim that get a frame each, never merged: there the page
 /// steps one host write at a time.
 pub const FINE_WRITES: u32 = 1000;
@@ -60,7 +58,7 @@ pub struct Recorder {
     /// Single-write frames still to take once GC has started.
     fine_left: u32,
     calls: u64,
-    dies: DieTimeline,
+    dies: DieRecorder,
 }
 
 fn lat_bucket(ns: u64) -> usize {
@@ -131,8 +129,10 @@ fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
 }
 
 impl Recorder {
-    pub fn new(ssd: &SimSsd, meta: DriveMeta) -> Recorder {
+    /// Starts recording `ssd` (this switches its NAND op log on for the shown dies).
+    pub fn new(ssd: &mut SimSsd, meta: DriveMeta) -> Recorder {
         let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
+        let dies = DieRecorder::start(ssd, meta.sampled_blocks / meta.blocks_per_die.max(1));
         let mut r = Recorder {
             cut: None,
             last: init.clone(),
@@ -149,7 +149,7 @@ impl Recorder {
             last_victims: ssd.core.stats.gc_victims,
             fine_left: FINE_WRITES,
             calls: 0,
-            dies: DieTimeline::default(),
+            dies,
         };
         r.frame(ssd);
         r
@@ -157,6 +157,12 @@ impl Recorder {
 
     pub fn meta(&self) -> &DriveMeta {
         &self.meta
+    }
+
+    /// Power is cut now: the die timeline ends the operations under way here.
+    pub fn power_cut_now(&mut self, ssd: &mut SimSsd) {
+        let now = ssd.now();
+        self.dies.cut(ssd, now);
     }
 
     /// Called after every `wait` of the run (with its completion, if any).
@@ -172,7 +178,7 @@ impl Recorder {
             }
             self.cur_lat[b] += 1;
         }
-        self.die_activity(ssd);
+        self.dies.sample_held(ssd);
         let fine = self.fine_left > 0
             && ssd.core.stats.gc_victims > 0
             && done.is_some_and(|c| c.dir == crate::device::IoDir::Write);
@@ -276,52 +282,6 @@ impl Recorder {
         }
     }
 
-    /// Adds what the shown dies are doing now to the die timeline.
-    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
-    fn die_activity(&mut self, ssd: &SimSsd) {
-        let dies = (self.meta.sampled_blocks / self.meta.blocks_per_die.max(1)) as usize;
-        let tl = &mut self.dies;
-        tl.ops.resize(dies, Vec::new());
-        tl.held.resize(dies, Vec::new());
-        let now = ssd.now();
-        for d in 0..dies {
-            let a = ssd.flash().die_activity(d as u32);
-            if let Some((kind, start, end, sus)) = a.running {
-                let ops = &mut tl.ops[d];
-                let n = ops.len();
-                if n >= 4 && ops[n - 3] == start {
-                    ops[n - 2] = end;
-                    ops[n - 1] = sus as u64;
-                } else {
-                    let k = match kind {
-                        nand_model::OpKind::Read => 0,
-                        nand_model::OpKind::Program => 1,
-                        nand_model::OpKind::Erase => 2,
-                    };
-                    ops.extend_from_slice(&[k, start, end, sus as u64]);
-                }
-            }
-            if let Some(since) = a.held_since {
-                let h = &mut tl.held[d];
-                let n = h.len();
-                if n >= 2 && h[n - 2] == since {
-                    h[n - 1] = now;
-                } else {
-                    h.extend_from_slice(&[since, now]);
-                }
-            }
-        }
-        let total: usize = tl.ops.iter().map(|v| v.len() / 4).chain(tl.held.iter().map(|v| v.len() / 2)).sum();
-        if total > MAX_DIE_ENTRIES {
-            for v in &mut tl.ops {
-                *v = v.chunks(4).step_by(2).flatten().copied().collect();
-            }
-            for v in &mut tl.held {
-                *v = v.chunks(2).step_by(2).flatten().copied().collect();
-            }
-        }
-    }
-
     /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
     /// frames stay) and doubles the completions per frame.
     #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
@@ -406,18 +366,12 @@ impl Recorder {
     }
 
     /// The recording, with a last frame at the end of the run.
-    pub fn finish(mut self, ssd: &SimSsd, label: impl Into<String>, notes: Vec<String>) -> Recording {
+    pub fn finish(mut self, ssd: &mut SimSsd, label: impl Into<String>, notes: Vec<String>) -> Recording {
         if self.frames.t_ns.last() != Some(&ssd.now()) || self.since > 0 {
             self.frame(ssd);
         }
         let mut frames = self.frames;
-        let mut dies = self.dies;
-        for v in &mut dies.ops {
-            delta_encode(v, 4);
-        }
-        for v in &mut dies.held {
-            delta_encode(v, 2);
-        }
+        let dies = self.dies.finish(ssd);
         let n = frames.t_ns.len();
         frames.delta = vec![Vec::new(); n];
         for &(i, b, r) in &self.deltas {
@@ -444,19 +398,6 @@ impl Recorder {
     }
 }
 
-/// Rewrites flat records of `width` whose fields 1 and 2 (or 0 and 1 for width 2) are a start
-/// and an end as (start - previous start, end - start), which print in a few digits.
-fn delta_encode(v: &mut [u64], width: usize) {
-    let (s, e) = if width == 4 { (1, 2) } else { (0, 1) };
-    let mut prev = 0u64;
-    for rec in v.chunks_mut(width) {
-        let (start, end) = (rec[s], rec[e]);
-        rec[s] = start.saturating_sub(prev);
-        rec[e] = end.saturating_sub(start);
-        prev = start;
-    }
-}
-
 /// A simulated target with a recorder watching it: every call goes to the target unchanged; the
 /// recorder looks at the drive after each `wait`.
 pub struct Observed<'a> {
@@ -476,6 +417,7 @@ impl Observed<'_> {
             ));
         }
         self.rec.frame(&self.target.ssd);
+        self.rec.power_cut_now(&mut self.target.ssd);
         let rep = self.target.ssd.power_cut().map_err(|e| DeviceError::Other(e.to_string()))?;
         if let Some(c) = self.rec.cut.as_mut() {
             c.report = Some(rep);
@@ -507,6 +449,7 @@ impl Device for Observed<'_> {
                 return self.cut_power(deadline_ns.is_some()).map(|_| None);
             }
         }
+        self.rec.dies.drain(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, r.as_ref());
         Ok(r)
     }
@@ -518,6 +461,7 @@ impl Device for Observed<'_> {
     }
     fn settle(&mut self) {
         self.target.settle();
+        self.rec.dies.drain(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, None);
     }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
@@ -537,13 +481,14 @@ mod tests {
 
     #[test]
     fn thinning_keeps_every_column_aligned_and_bounded() {
-        let s = crate::simrun::SimSession::new(crate::simrun::SimConfig::new("tiny", 1)).unwrap();
-        let mut rec = Recorder::new(&s.target.ssd, super::super::meta_of(&s));
+        let mut s = crate::simrun::SimSession::new(crate::simrun::SimConfig::new("tiny", 1)).unwrap();
+        let meta = super::super::meta_of(&s);
+        let mut rec = Recorder::new(&mut s.target.ssd, meta);
         for _ in 0..3 * MAX_FRAMES {
             rec.frame(&s.target.ssd);
         }
         assert!(rec.every > 1, "never thinned");
-        let r = rec.finish(&s.target.ssd, "x", vec![]);
+        let r = rec.finish(&mut s.target.ssd, "x", vec![]);
         let v = serde_json::to_value(&r.frames).unwrap();
         let n = r.frames.t_ns.len();
         assert!(n <= MAX_FRAMES && n > MAX_FRAMES / 4, "{n} frames");

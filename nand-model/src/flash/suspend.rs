@@ -47,6 +47,9 @@ impl Flash {
         if let Some(r) = d.running.as_mut() {
             r.end += delay;
             r.suspends += 1;
+            if let Some(l) = self.oplog.as_deref_mut() {
+                l.suspended(op.die, r.start, array_start - t.t_suspend_ns, array_start + array_ns + t.t_suspend_ns);
+            }
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
         }

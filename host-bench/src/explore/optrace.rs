@@ -1,0 +1,151 @@
+//! The die timeline: every NAND operation booked on the shown dies, taken from the NAND model's
+//! op log (`SimSsd::set_op_log`, off outside `explore`), and the spans a die's next operation
+//! waited for the power governor (sampled after each host completion: the model logs no waits).
+
+use super::model::DieTimeline;
+use ftl::device::SimSsd;
+use nand_model::{OpEvent, OpKind};
+
+/// Held-for-power entries kept at most (over all shown dies); past this every other one is
+/// dropped, so a long run keeps a thinner sample.
+pub const MAX_HELD_ENTRIES: usize = 24_000;
+
+/// Code of an op in [`DieTimeline::ops`]: kind (0 read, 1 program, 2 erase) + 4 if GC work + 8
+/// if served in a suspension + 16 x (plane + 1) for a single-plane read (0: every plane).
+pub fn op_code(kind: OpKind, gc: bool, in_suspension: bool, plane: Option<u8>) -> u64 {
+    let k = match kind {
+        OpKind::Read => 0,
+        OpKind::Program => 1,
+        OpKind::Erase => 2,
+    };
+    k | (gc as u64) << 2 | (in_suspension as u64) << 3 | plane.map_or(0, |p| p as u64 + 1) << 4
+}
+
+/// Per-die operations under construction, absolute times.
+pub struct DieRecorder {
+    dies: usize,
+    buf: Vec<OpEvent>,
+    /// Per die: [code, start, end, transfer ns] x n.
+    ops: Vec<Vec<u64>>,
+    /// Per die: [from, to] x n.
+    suspends: Vec<Vec<u64>>,
+    /// Per die: [since, last seen waiting] x n.
+    held: Vec<Vec<u64>>,
+}
+
+impl DieRecorder {
+    /// Records dies `0..dies` of `ssd` from now on.
+    pub fn start(ssd: &mut SimSsd, dies: u32) -> DieRecorder {
+        ssd.set_op_log(Some(dies));
+        let n = dies as usize;
+        DieRecorder {
+            dies: n,
+            buf: Vec::new(),
+            ops: vec![Vec::new(); n],
+            suspends: vec![Vec::new(); n],
+            held: vec![Vec::new(); n],
+        }
+    }
+
+    /// Moves the operations logged since the last call into the timeline.
+    pub fn drain(&mut self, ssd: &mut SimSsd) {
+        ssd.drain_op_log(&mut self.buf);
+        for e in self.buf.drain(..) {
+            match e {
+                OpEvent::Op(r) => {
+                    // Erases are always GC work; a program says so itself.
+                    let gc = r.background || r.kind == OpKind::Erase;
+                    let plane = (r.kind == OpKind::Read && r.planes == 1).then_some(r.plane);
+                    let code = op_code(r.kind, gc, r.in_suspension, plane);
+                    self.ops[r.die as usize].extend_from_slice(&[code, r.start, r.end, r.xfer_ns]);
+                }
+                OpEvent::Suspend { die, op_start, from, to } => {
+                    let ops = &mut self.ops[die as usize];
+                    // The suspended op: the latest program or erase of the die with that start.
+                    if let Some(rec) = ops.chunks_mut(4).rev().find(|o| o[1] == op_start && o[0] & 3 != 0) {
+                        rec[2] += to - from;
+                    }
+                    self.suspends[die as usize].extend_from_slice(&[from, to]);
+                }
+            }
+        }
+    }
+
+    /// Notes which shown dies wait for the power governor now.
+    #[allow(clippy::cast_possible_truncation)] // die numbers are u32
+    pub fn sample_held(&mut self, ssd: &SimSsd) {
+        let now = ssd.now();
+        for d in 0..self.dies {
+            if let Some(since) = ssd.flash().die_activity(d as u32).held_since {
+                let h = &mut self.held[d];
+                let n = h.len();
+                if n >= 2 && h[n - 2] == since {
+                    h[n - 1] = now;
+                } else {
+                    h.extend_from_slice(&[since, now]);
+                }
+            }
+        }
+        if self.held.iter().map(|v| v.len() / 2).sum::<usize>() > MAX_HELD_ENTRIES {
+            for v in &mut self.held {
+                *v = v.chunks(2).step_by(2).flatten().copied().collect();
+            }
+        }
+    }
+
+    /// Power was cut at `now`: operations not started by then never ran, running ones end there.
+    pub fn cut(&mut self, ssd: &mut SimSsd, now: u64) {
+        self.drain(ssd);
+        for v in &mut self.ops {
+            *v = v.chunks(4).filter(|o| o[1] < now).flat_map(|o| [o[0], o[1], o[2].min(now), o[3]]).collect();
+        }
+        for v in &mut self.suspends {
+            *v = v.chunks(2).filter(|s| s[0] < now).flat_map(|s| [s[0], s[1].min(now)]).collect();
+        }
+    }
+
+    /// The timeline, each die's operations in start order, times delta-encoded, each op's
+    /// (code, duration, transfer) replaced by its index in a table of the distinct ones (a
+    /// hundred or so on a lesson run: most ops of a kind take the same time).
+    pub fn finish(mut self, ssd: &mut SimSsd) -> DieTimeline {
+        self.drain(ssd);
+        ssd.set_op_log(None);
+        let mut index: std::collections::HashMap<[u64; 3], u64> = std::collections::HashMap::new();
+        let mut shapes = Vec::new();
+        let mut ops = Vec::with_capacity(self.dies);
+        for v in &self.ops {
+            let mut recs: Vec<&[u64]> = v.chunks(4).collect();
+            recs.sort_by_key(|o| o[1]); // stable: booking order among equal starts
+            let mut out = Vec::with_capacity(v.len() / 2);
+            let mut prev = 0;
+            for o in recs {
+                let shape = [o[0], o[2] - o[1], o[3]];
+                let k = *index.entry(shape).or_insert_with(|| {
+                    shapes.push(shape);
+                    shapes.len() as u64 - 1
+                });
+                out.extend_from_slice(&[k, o[1] - prev]);
+                prev = o[1];
+            }
+            ops.push(out);
+        }
+        DieTimeline {
+            shapes,
+            ops,
+            suspends: self.suspends.into_iter().map(pairs_delta).collect(),
+            held: self.held.into_iter().map(pairs_delta).collect(),
+        }
+    }
+}
+
+/// [from, to] pairs as (from - previous from, to - from), which print in a few digits.
+fn pairs_delta(mut v: Vec<u64>) -> Vec<u64> {
+    let mut prev = 0;
+    for p in v.chunks_mut(2) {
+        let (a, b) = (p[0], p[1]);
+        p[0] = a.saturating_sub(prev);
+        p[1] = b.saturating_sub(a);
+        prev = a;
+    }
+    v
+}
