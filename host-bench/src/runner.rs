@@ -30,7 +30,7 @@ use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
-pub use pause::{group_count, run_or_pause, PausedRun, RunOutcome};
+pub use pause::{group_count, pausable, run_or_pause, PausedRun, RunOutcome};
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
 use setup::{new_instance, new_slot, RampStats};

@@ -25,7 +25,7 @@ const JOB: &str = "[global]\nbs=4k\niodepth=16\n\
 [mix]\nstonewall\nrw=randrw\nrwmixread=70\nnumjobs=2\ngroup_reporting\nsize=30%\n\
 [rated]\nrw=randwrite\nrate_iops=4000\nrate_process=poisson\ntime_based\nruntime=300ms\n\
 [zipf]\nrw=randread\nrandom_distribution=zipf:1.1\nramp_time=20ms\ntime_based\nruntime=250ms\n\
-[lat]\nrw=randread\nlatency_target=300us\nlatency_window=50ms\niodepth=8\ntime_based\nruntime=200ms\n\
+[lat]\nrw=randread\nlatency_target=300us\nlatency_percentile=95\nlatency_window=50ms\niodepth=8\ntime_based\nruntime=200ms\n\
 [seq]\nrw=read:8k\nbs=8k\nsize=20%\n\
 [tail]\nstonewall\nrw=randwrite\nbs=16k\nsize=10%\n";
 

@@ -116,18 +116,29 @@ pub fn group_count(file: &JobFile) -> usize {
     split_groups(&file.jobs).len()
 }
 
-/// Why `file` run with `opts` cannot be paused or resumed, if it cannot.
-fn check_pausable(file: &JobFile, opts: &RunOptions) -> Result<(), RunError> {
-    if let Some(j) = file.jobs.iter().find(|j| j.replay.read_iolog.is_some()) {
-        return Err(RunError::NotResumable(format!(
-            "job '{}' replays an iolog (read_iolog): a run that replays one cannot be saved mid-run",
-            j.name
-        )));
+/// Why `file` cannot be paused and resumed, if it cannot: a job replays an iolog (its place in
+/// the log file is not part of the state) or writes per-I/O logs (what is already in them).
+pub fn pausable(file: &JobFile) -> Result<(), String> {
+    for j in &file.jobs {
+        if j.replay.read_iolog.is_some() {
+            return Err(format!("job '{}' replays an iolog (read_iolog): such a run cannot be saved mid-run", j.name));
+        }
+        let l = &j.logs;
+        if j.write_iolog.is_some() || l.bw.is_some() || l.iops.is_some() || l.lat.is_some() {
+            return Err(format!(
+                "job '{}' writes per-I/O logs (write_iolog, write_bw_log, write_iops_log or write_lat_log): \
+                 such a run cannot be saved mid-run",
+                j.name
+            ));
+        }
     }
+    Ok(())
+}
+
+fn check_pausable(file: &JobFile, opts: &RunOptions) -> Result<(), RunError> {
+    pausable(file).map_err(RunError::NotResumable)?;
     if opts.on_submit.is_some() || opts.on_complete.is_some() {
-        return Err(RunError::NotResumable(
-            "per-I/O logs (write_iolog, write_bw_log, write_iops_log, write_lat_log) cannot be saved mid-run".into(),
-        ));
+        return Err(RunError::NotResumable("a run with per-I/O hooks cannot be saved mid-run".into()));
     }
     Ok(())
 }
