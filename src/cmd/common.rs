@@ -234,24 +234,6 @@ pub fn progress_bar(label: &str) -> ProgressBar {
     pb
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn capacities_fractions_scales() {
-        assert_eq!(parse_capacity("6.4TB").unwrap(), 6_400_000_000_000);
-        assert_eq!(parse_capacity("1GiB").unwrap(), 1 << 30);
-        assert!(parse_capacity("6.4XB").is_err());
-        assert!((parse_fraction("28%").unwrap() - 0.28).abs() < 1e-12);
-        assert!(parse_fraction("0%").is_err());
-        assert_eq!(parse_scale("1/16").unwrap(), 16);
-        assert!(parse_scale("1/0").is_err());
-        assert_eq!(parse_watts("11W").unwrap(), 11.0);
-        assert!(parse_watts("-1").is_err());
-    }
-}
-
 /// A simulated time given to `flag` with its unit (ns, us, ms, s, m, h: fio's time units,
 /// plus ns), e.g. `1.5s`, `800ms`.
 pub fn parse_sim_time(flag: &str, text: &str) -> Result<u64, CliError> {
@@ -278,4 +260,22 @@ pub fn parse_sim_time(flag: &str, text: &str) -> Result<u64, CliError> {
         return Err(bad());
     }
     Ok(ns.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacities_fractions_scales() {
+        assert_eq!(parse_capacity("6.4TB").unwrap(), 6_400_000_000_000);
+        assert_eq!(parse_capacity("1GiB").unwrap(), 1 << 30);
+        assert!(parse_capacity("6.4XB").is_err());
+        assert!((parse_fraction("28%").unwrap() - 0.28).abs() < 1e-12);
+        assert!(parse_fraction("0%").is_err());
+        assert_eq!(parse_scale("1/16").unwrap(), 16);
+        assert!(parse_scale("1/0").is_err());
+        assert_eq!(parse_watts("11W").unwrap(), 11.0);
+        assert!(parse_watts("-1").is_err());
+    }
 }
