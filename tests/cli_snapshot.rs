@@ -2,7 +2,7 @@
 //! a continued run prints the uninterrupted run's job objects, a snapshot of another drive
 //! configuration is refused with exit 2 naming the flag, and a preconditioned drive records the
 //! SNIA steady-state check.
-#![allow(clippy::unwrap_used)] // a panic in test code is a failed test
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // a panic in test code is a failed test; casts of the test's own small values
 
 mod common;
 use common::{ssdlab, temp_dir};
@@ -63,4 +63,95 @@ fn drive_precondition_records_the_steady_state_check() {
     let o = ssdlab(&["drive", "precondition", "--drive", "tiny", "--workload", "zipf", "--out", &snap]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("allowed randwrite-4k, seq-128k"));
+}
+
+/// A fill, then concurrent jobs with a random map, a poisson rate, zipf with ramp time, a
+/// latency-target search and a sequential reader with holes, then a last group.
+const MID: &str = "[global]\nbs=4k\niodepth=16\n\
+[fill]\nrw=write\nbs=128k\nsize=100%\n\
+[mix]\nstonewall\nrw=randrw\nrwmixread=70\nnumjobs=2\ngroup_reporting\nsize=30%\n\
+[rated]\nrw=randwrite\nrate_iops=4000\nrate_process=poisson\ntime_based\nruntime=300ms\n\
+[zipf]\nrw=randread\nrandom_distribution=zipf:1.1\nramp_time=20ms\ntime_based\nruntime=250ms\n\
+[lat]\nrw=randread\nlatency_target=300us\nlatency_percentile=95\nlatency_window=50ms\niodepth=8\ntime_based\nruntime=200ms\n\
+[seq]\nrw=read:8k\nbs=8k\nsize=20%\n\
+[tail]\nstonewall\nrw=randwrite\nbs=16k\nsize=10%\n";
+
+/// The test's own seeded stream of instants (SplitMix64). They fall in 40-90% of the run, past
+/// the fill (about a third of it on both drives), where the random streams are in use.
+fn fraction(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[test]
+fn run_saved_at_a_random_instant_and_resumed_prints_the_uninterrupted_report() {
+    let d = temp_dir("snapshot-mid-run");
+    std::fs::write(d.join("mid.fio"), MID).unwrap();
+    let mut stream = 0x5eed_u64;
+    for (drive, scale, ps) in [("tiny", "1", "none"), ("solidigm-d7-p5520", "1/8192", "2")] {
+        for seed in ["1", "7", "1234"] {
+            let mut flags = vec!["run", "mid.fio", "--drive", drive, "--scale", scale, "--seed", seed];
+            if ps != "none" {
+                flags.extend(["--power-state", ps]);
+            }
+            let run = |extra: &[&str]| {
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+                    .current_dir(&d)
+                    .args(&flags)
+                    .args(extra)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{drive} {seed} {extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+                o
+            };
+            let json = ["--output-format", "json+"];
+            let whole = run(&[&json[..], &["--output", "whole.json", "--timeseries", "whole.csv"]].concat());
+            let text = run(&[]).stdout;
+            assert!(whole.stdout.is_empty());
+            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("whole.json")).unwrap()).unwrap();
+            let span_s = v["ssdlab"]["span_s"].as_f64().unwrap();
+            let at = format!("{}ns", ((0.4 + 0.5 * fraction(&mut stream)) * span_s * 1e9) as u64);
+            let o = run(&[&json[..], &["--save-at", &at, "--save-drive", "m.snap", "--output", "saver.json"]].concat());
+            assert!(String::from_utf8_lossy(&o.stderr).contains("run saved at"));
+            let _ =
+                run(&[&json[..], &["--resume-from", "m.snap", "--output", "res.json", "--timeseries", "res.csv"]]
+                    .concat());
+            let same = |a: &str, b: &str| std::fs::read(d.join(a)).unwrap() == std::fs::read(d.join(b)).unwrap();
+            assert!(same("whole.json", "saver.json"), "{drive} {seed}: saving changed the run's report");
+            assert!(same("whole.json", "res.json"), "{drive} {seed} saved at {at}: resumed JSON differs");
+            for j in ["fill", "mix", "rated", "zipf", "lat", "seq", "tail"] {
+                assert!(same(&format!("whole.{j}.csv"), &format!("res.{j}.csv")), "{drive} {seed} at {at}: {j} series");
+            }
+            let resumed_text = run(&["--resume-from", "m.snap"]).stdout;
+            assert!(resumed_text == text, "{drive} {seed} saved at {at}: resumed text report differs");
+        }
+    }
+    // Refused with exit 2, naming what differs: another seed or job file; a mid-run save
+    // through --from-drive; a job that writes per-I/O logs.
+    // The last save was of the P5520 at 1/8192, PS2, seed 1234.
+    let base = ["run", "mid.fio", "--drive", "solidigm-d7-p5520", "--scale", "1/8192"];
+    let refused = |extra: &[&str], want: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .current_dir(&d)
+            .args(base)
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    };
+    let snap = d.join("m.snap").display().to_string();
+    let ps2 = ["--power-state", "2", "--resume-from", &snap];
+    refused(&[&["--seed", "2"][..], &ps2].concat(), "seed (--seed): snapshot 1234, this run 2");
+    refused(&["--seed", "1234", "--resume-from", &snap], "power setting (--power-state/--power-cap)");
+    refused(&["--seed", "1234", "--from-drive", &snap], "--resume-from");
+    refused(&[&["--seed", "1234", "--op", "20%"][..], &ps2].concat(), "user capacity (--user-capacity/--op)");
+    std::fs::write(d.join("mid.fio"), MID.replace("size=10%", "size=11%")).unwrap();
+    refused(&[&["--seed", "1234"][..], &ps2].concat(), "job file: snapshot mid.fio");
+    std::fs::write(d.join("mid.fio"), MID.replace("[tail]\n", "[tail]\nwrite_iolog=t.log\n")).unwrap();
+    refused(&["--save-at", "1ms", "--save-drive", "x.snap"], "per-I/O logs");
 }

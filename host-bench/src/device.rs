@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 /// What an I/O does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoDir {
     Read,
@@ -63,7 +63,7 @@ pub struct DeviceInfo {
 
 /// The host process's CPU time and scheduling counts, cumulative since it started: what fio
 /// reports per job as `usr_cpu`, `sys_cpu`, `ctx`, `majf` and `minf`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HostUsage {
     pub usr_ns: u64,
     pub sys_ns: u64,

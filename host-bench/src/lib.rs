@@ -13,6 +13,7 @@ pub mod plot_series;
 pub mod real;
 pub mod report;
 pub mod ring;
+mod rng_serde;
 pub mod runner;
 pub mod sim;
 pub mod simrun;

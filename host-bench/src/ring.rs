@@ -53,6 +53,26 @@ impl<T: Copy, const N: usize> Ring<T, N> {
     }
 }
 
+/// Saved as it is (all `N` slots, head, length), so a restored ring is the same ring.
+impl<T: Copy + serde::Serialize, const N: usize> serde::Serialize for Ring<T, N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.items[..], self.head, self.len).serialize(s)
+    }
+}
+
+impl<'de, T: Copy + serde::Deserialize<'de>, const N: usize> serde::Deserialize<'de> for Ring<T, N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (items, head, len): (Vec<T>, usize, usize) = serde::Deserialize::deserialize(d)?;
+        let n = items.len();
+        let items: [T; N] =
+            items.try_into().map_err(|_| serde::de::Error::custom(format!("a ring of {N} slots saved with {n}")))?;
+        if head >= N.max(1) || len > N {
+            return Err(serde::de::Error::custom("ring head or length out of range"));
+        }
+        Ok(Ring { items, head, len })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Ring;

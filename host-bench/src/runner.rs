@@ -21,6 +21,7 @@ mod flow;
 mod instance;
 mod iolog_source;
 mod lat_target;
+mod pause;
 mod position;
 mod rate;
 mod results;
@@ -29,6 +30,7 @@ use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
+pub use pause::{group_count, pausable, run_or_pause, PausedRun, RunOutcome};
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
 use setup::{new_instance, new_slot, RampStats};
@@ -144,10 +146,13 @@ pub enum RunError {
     BadTimeScale(f64),
     #[error("job '{job}': {message}")]
     Iolog { job: String, message: String },
+    /// A run that cannot be paused and resumed as asked (see [`run_or_pause`]).
+    #[error("{0}")]
+    NotResumable(String),
 }
 
 /// Totals and completion latencies of one direction.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct DirResult {
     /// Completion latency (submit to complete); slat is 0 here, so lat equals clat.
     pub clat: Histogram,
@@ -156,7 +161,7 @@ pub struct DirResult {
 }
 
 /// Steady-state outcome of a reported job.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct SteadyStateOutcome {
     /// Criterion with durations already scaled.
     pub criterion: SteadyState,
@@ -167,7 +172,7 @@ pub struct SteadyStateOutcome {
 }
 
 /// One reported job: a single instance, or a whole group with `group_reporting`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct JobResult {
     pub name: String,
     pub groupid: usize,
@@ -223,47 +228,14 @@ pub struct RunResult {
 }
 
 /// Runs every group of `file` on `dev`, one group after another. Generic, so a concrete
-/// target's calls inline into the per-I/O loop; `&mut dyn Device` works too.
+/// target's calls inline into the per-I/O loop; `&mut dyn Device` works too. (To pause at an
+/// instant and continue later, see [`run_or_pause`].)
 pub fn run<D: Device + ?Sized>(file: &JobFile, dev: &mut D, opts: &mut RunOptions) -> Result<RunResult, RunError> {
-    if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
-        return Err(RunError::BadTimeScale(opts.time_scale));
+    match run_or_pause(file, dev, opts, None, None)? {
+        RunOutcome::Done(r) => Ok(r),
+        // Without a pause instant the run never pauses.
+        RunOutcome::Paused(p) => Err(RunError::NotResumable(format!("paused at {} ns unasked", p.at_ns))),
     }
-    let info = dev.info();
-    let groups = split_groups(&file.jobs);
-    let start_ns = dev.now_ns();
-    let mut jobs = Vec::new();
-    let mut interrupted = false;
-    for (g, members) in groups.iter().enumerate() {
-        if stop_requested(opts) {
-            interrupted = true;
-            break;
-        }
-        if opts.time_scale < 1.0 {
-            dev.settle();
-        }
-        let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), start_ns, opts)?;
-        let usage_before = dev.host_usage();
-        interrupted |= group.run(dev, opts)?;
-        let mut results = group.into_results(dev.now_ns());
-        if let (Some(a), Some(b)) = (usage_before, dev.host_usage()) {
-            share_host_usage(&mut results, b.since(a));
-        }
-        jobs.extend(results);
-        if interrupted {
-            break;
-        }
-    }
-    Ok(RunResult {
-        file: file.file.clone(),
-        global_options: file.global_options.clone(),
-        jobs,
-        seed: opts.seed,
-        time_scale: opts.time_scale,
-        device: info,
-        start_ns,
-        end_ns: dev.now_ns(),
-        interrupted,
-    })
 }
 
 /// Gives each job of a group its share of the group's host usage, by I/Os completed.
@@ -298,6 +270,7 @@ fn scale(ns: u64, f: f64) -> u64 {
 }
 
 /// Accumulating result of one reported job while its group runs.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Slot {
     result: JobResult,
     series: SeriesRecorder,
@@ -310,10 +283,14 @@ struct Slot {
 }
 
 /// A group of concurrently running instances.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct GroupRun {
-    /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set).
+    /// Submissions not yet passed to `RunOptions::on_submit` (only when it is set; a run
+    /// with per-I/O logs is not paused, so these are never saved).
+    #[serde(skip)]
     submitted: Option<Vec<SubmittedIo>>,
     /// Completions not yet passed to `RunOptions::on_complete` (only when it is set).
+    #[serde(skip)]
     completed: Option<Vec<CompletedIo>>,
     /// Device time the run started (I/O log times are relative to it).
     run_start_ns: u64,
@@ -386,9 +363,9 @@ impl GroupRun {
         Ok(run)
     }
 
-    /// Runs until every instance is done; returns true when interrupted.
-    fn run<D: Device + ?Sized>(&mut self, dev: &mut D, opts: &mut RunOptions) -> Result<bool, RunError> {
-        let open_loop = self.instances.iter().any(Instance::paced);
+    /// Announces the group's report grid and fills every instance's queue (not again for a
+    /// group restored mid-run: [`GroupRun::run`] continues it).
+    fn start<D: Device + ?Sized>(&mut self, dev: &mut D, opts: &RunOptions) -> Result<(), RunError> {
         let origins: Vec<u64> = self.slots.iter().map(|s| s.series.origin_ns()).collect();
         dev.report_grid(&origins, opts.series_interval_ns.max(1));
         for i in 0..self.instances.len() {
@@ -405,8 +382,22 @@ impl GroupRun {
             }
             self.check_done(dev, i, now);
         }
+        Ok(())
+    }
+
+    /// Runs until every instance is done (`Some(interrupted)`), or until the first event at or
+    /// after `pause_at_ns` (`None`: the state is whole there, to save and continue).
+    fn run<D: Device + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        opts: &mut RunOptions,
+        pause_at_ns: u64,
+    ) -> Result<Option<bool>, RunError> {
+        let open_loop = self.instances.iter().any(Instance::paced);
         let mut interrupted = false;
-        let (mut iterations, mut last_check_ns) = (0u64, dev.now_ns());
+        let mut iterations = 0u64;
+        // The next time-based check: each second of device time (slow real drives), or the pause.
+        let mut next_check_ns = dev.now_ns().saturating_add(CHECK_EVERY_NS).min(pause_at_ns);
         while self.live > 0 {
             let deadline = self.next_deadline(dev, open_loop)?;
             if self.live == 0 {
@@ -424,8 +415,11 @@ impl GroupRun {
             };
             // Every few thousand iterations, or each second of device time (slow real drives).
             iterations += 1;
-            if iterations & (CHECK_EVERY - 1) == 0 || now_ns >= last_check_ns.saturating_add(CHECK_EVERY_NS) {
-                last_check_ns = now_ns;
+            if iterations & (CHECK_EVERY - 1) == 0 || now_ns >= next_check_ns {
+                if now_ns >= pause_at_ns {
+                    return Ok(None);
+                }
+                next_check_ns = now_ns.saturating_add(CHECK_EVERY_NS).min(pause_at_ns);
                 if stop_requested(opts) && !interrupted {
                     interrupted = true;
                     self.instances.iter_mut().for_each(|i| i.stopped = true);
@@ -437,7 +431,7 @@ impl GroupRun {
         dev.report_point();
         self.report_progress(dev.now_ns(), opts);
         self.flush_submitted(opts);
-        Ok(interrupted)
+        Ok(Some(interrupted))
     }
 
     /// Submits due open-loop arrivals; returns the next arrival time to wait for.

@@ -9,7 +9,7 @@ use ftl::device::{Counters, HostOp, SimSsd, SubmitError};
 const _: () = assert!(crate::device::HINT_LOOKAHEAD == ftl::device::HINT_LOOKAHEAD);
 
 /// One sample of the drive's counters at a simulated instant.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CounterSample {
     pub t_ns: u64,
     pub counters: Counters,
@@ -42,7 +42,45 @@ pub struct SimTarget {
     grids: Vec<(u64, u64)>,
 }
 
+/// What the target holds besides the drive (samples, report points and grid), saved with a
+/// run paused mid-way: the finished run's results read samples from before the pause.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct TargetState {
+    sample_interval_ns: u64,
+    next_sample_ns: u64,
+    samples: Vec<CounterSample>,
+    points: Vec<CounterSample>,
+    idle: Option<CounterSample>,
+    grids: Vec<(u64, u64)>,
+}
+
 impl SimTarget {
+    /// Its samples and reporting state (see [`TargetState`]).
+    pub fn state(&self) -> TargetState {
+        TargetState {
+            sample_interval_ns: self.sample_interval_ns,
+            next_sample_ns: self.next_sample_ns,
+            samples: self.samples.clone(),
+            points: self.points.clone(),
+            idle: self.idle,
+            grids: self.grids.clone(),
+        }
+    }
+
+    /// Takes back a saved [`TargetState`] (the drive is restored separately).
+    pub fn restore(&mut self, s: TargetState) -> Result<(), String> {
+        if s.samples.is_empty() {
+            return Err("the saved target has no counter samples".into());
+        }
+        self.sample_interval_ns = s.sample_interval_ns;
+        self.next_sample_ns = s.next_sample_ns;
+        self.samples = s.samples;
+        self.points = s.points;
+        self.idle = s.idle;
+        self.grids = s.grids;
+        Ok(())
+    }
+
     /// Wraps `ssd`; counters are sampled every `sample_interval_ns` of simulated time and
     /// whenever the device drains (job-group boundaries).
     pub fn new(ssd: SimSsd, name: impl Into<String>, sample_interval_ns: u64) -> Self {

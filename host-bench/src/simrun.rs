@@ -266,20 +266,31 @@ impl SimSession {
         on_complete: Option<CompleteHook<'a>>,
         recorder: Option<&mut Recorder>,
     ) -> Result<RunResult, RunError> {
+        let mut opts = self.run_options(stop, progress);
+        self.runs = self.runs.saturating_add(1);
+        opts.on_submit = on_submit;
+        opts.on_complete = on_complete;
+        match recorder {
+            None => run(job, &mut self.target, &mut opts),
+            Some(rec) => run(job, &mut Observed { target: &mut self.target, rec }, &mut opts),
+        }
+    }
+
+    /// The runner's options for a run on this drive: its seed, time scale, series interval and
+    /// job numbering.
+    pub(crate) fn run_options<'a>(
+        &self,
+        stop: Option<&'a AtomicBool>,
+        progress: Option<&'a mut dyn FnMut(RunProgress)>,
+    ) -> RunOptions<'a> {
         let mut opts = RunOptions::new(self.cfg.seed);
         opts.time_scale = 1.0 / self.scale_factor();
         opts.series_interval_ns = self.cfg.interval_ns;
         opts.stop = stop;
         opts.progress = progress;
-        opts.on_submit = on_submit;
-        opts.on_complete = on_complete;
         opts.continued = self.position;
         opts.reseed = self.runs;
-        self.runs = self.runs.saturating_add(1);
-        match recorder {
-            None => run(job, &mut self.target, &mut opts),
-            Some(rec) => run(job, &mut Observed { target: &mut self.target, rec }, &mut opts),
-        }
+        opts
     }
 
     /// Counters between two instants of simulated time.

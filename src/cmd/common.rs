@@ -234,6 +234,34 @@ pub fn progress_bar(label: &str) -> ProgressBar {
     pb
 }
 
+/// A simulated time given to `flag` with its unit (ns, us, ms, s, m, h: fio's time units,
+/// plus ns), e.g. `1.5s`, `800ms`.
+pub fn parse_sim_time(flag: &str, text: &str) -> Result<u64, CliError> {
+    let bad = || {
+        CliError::bad_input(format!(
+            "{flag} {text}: allowed a time > 0 with a unit (ns, us, ms, s, m, h), e.g. 800ms, 1.5s, 2m"
+        ))
+    };
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(bad()),
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let ns = v * scale;
+    if !(ns.is_finite() && ns > 0.0 && ns < 1e18) {
+        return Err(bad());
+    }
+    Ok(nand_model::cast::sat_u64(ns.round()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,29 +124,6 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A simulated time with its unit (ns, us, ms, s, m), e.g. `1.5s`.
-fn parse_sim_time(text: &str) -> Result<u64, CliError> {
-    let bad =
-        || CliError::bad_input(format!("--power-cut-at {text}: allowed a time with a unit, e.g. 800ms, 1.5s, 2m"));
-    let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
-    let (num, unit) = t.split_at(split);
-    let scale = match unit.trim() {
-        "ns" => 1.0,
-        "us" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        "m" | "min" => 60e9,
-        _ => return Err(bad()),
-    };
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let ns = v * scale;
-    if !(ns.is_finite() && ns > 0.0 && ns < 1e18) {
-        return Err(bad());
-    }
-    Ok(nand_model::cast::sat_u64(ns.round()))
-}
-
 fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!("ssdlab {}", args.join(" "))
@@ -156,7 +133,7 @@ fn command_line() -> String {
 fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
     let job_path = a.job.as_ref().ok_or_else(|| CliError::bad_input("a job file or --lesson is required"))?;
     let base = a.drive.to_config()?;
-    let cut_at = a.power_cut_at.as_deref().map(parse_sim_time).transpose()?;
+    let cut_at = a.power_cut_at.as_deref().map(|t| super::common::parse_sim_time("--power-cut-at", t)).transpose()?;
     let power_cut = a.power_cut || cut_at.is_some();
     let one = |label: String, cfg, power_cut| RunSpec {
         label,

@@ -5,13 +5,16 @@ use super::common::{interrupt_flag, progress_bar, DriveArgs, TargetArgs};
 use super::output::{write_report, write_series, OutputFormat, ReportArgs, SummaryFacts};
 use super::CliError;
 use clap::Args;
+use host_bench::drive_stats::RunStats;
 use host_bench::job::{self, JobFile, ParseOptions};
 use host_bench::real::RealTarget;
 use host_bench::report::{fio_json, series_csv, JsonOptions};
-use host_bench::runner::{self, RunOptions, RunProgress, RunResult};
-use host_bench::simrun::SimSession;
+use host_bench::runner::{self, RunError, RunOptions, RunOutcome, RunProgress, RunResult};
+use host_bench::simrun::{SimConfig, SimSession};
 use serde_json::{json, Value};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -35,6 +38,17 @@ pub struct RunArgs {
     /// Start from a drive saved by --save-drive or `drive precondition` instead of a new one.
     #[arg(long, conflicts_with = "target")]
     pub from_drive: Option<PathBuf>,
+    /// With --save-drive: save at this simulated time since the run started (fio time units,
+    /// e.g. 800ms, 1.5s, 2m; the first I/O event at or after it), with the job's I/Os and the
+    /// drive's work in flight, instead of after the run. The run goes on to its end; continue
+    /// from the file with --resume-from.
+    #[arg(long, requires = "save_drive", conflicts_with = "target")]
+    pub save_at: Option<String>,
+    /// Continue a run saved by --save-at: same job file, drive flags, --seed and power setting
+    /// (refused otherwise). The report is the whole run's, byte for byte what the run would
+    /// have printed without stopping.
+    #[arg(long, conflicts_with_all = ["target", "from_drive", "save_drive"])]
+    pub resume_from: Option<PathBuf>,
 }
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
@@ -63,11 +77,31 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         (v, r, csvs, None)
     } else {
         let cfg = a.drive.to_config()?;
+        let save_at = a.save_at.as_deref().map(|t| super::common::parse_sim_time("--save-at", t)).transpose()?;
+        if save_at.is_some() || a.resume_from.is_some() {
+            runner::pausable(&file).map_err(|e| CliError::bad_input(format!("{}: {e}", file.file)))?;
+        }
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
+        if let Some(p) = &a.resume_from {
+            let (s, r) = resume(cfg, p, &file, &stop, &mut on_progress)?;
+            return finish(&a, sim_outcome(&a, &s, r), pb);
+        }
         let mut s = match &a.from_drive {
             Some(p) => SimSession::from_snapshot(cfg, p).map_err(CliError::bad_input)?.0,
             None => SimSession::new(cfg).map_err(CliError::bad_input)?,
         };
+        if let (Some(at), Some(path)) = (save_at, &a.save_drive) {
+            let (s, r, saved) = save_mid_run(s, &file, at, path, &stop, &mut on_progress)?;
+            finish(&a, sim_outcome(&a, &s, r), pb)?;
+            return if saved {
+                Ok(())
+            } else {
+                Err(CliError::failed(format!(
+                    "--save-at {}: the run ended before it; nothing saved",
+                    a.save_at.as_deref().unwrap_or("")
+                )))
+            };
+        }
         let mut logs = super::iolog::IologFiles::create(&file, None)?;
         let mut perf = super::iolog::PerfLogs::create(&file)?;
         let (logging, perf_logging) = (logs.any(), perf.any());
@@ -83,11 +117,24 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         if let Some(p) = &a.save_drive {
             save_drive(&mut s, &file, &r, p)?;
         }
-        let stats = s.run_stats(&r);
-        let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &stats);
-        let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
-        (v, r, csvs, Some(stats))
+        sim_outcome(&a, &s, r)
     };
+    finish(&a, (json_value, result, csvs, stats), pb)
+}
+
+/// A run's report: fio JSON, the result, each job's time series, and the drive's statistics.
+type Outcome = (Value, RunResult, Vec<(String, String)>, Option<RunStats>);
+
+fn sim_outcome(a: &RunArgs, s: &SimSession, r: RunResult) -> Outcome {
+    let stats = s.run_stats(&r);
+    let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &stats);
+    let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
+    (v, r, csvs, Some(stats))
+}
+
+/// Writes the report and time series; the exit status says how the run ended.
+fn finish(a: &RunArgs, outcome: Outcome, pb: indicatif::ProgressBar) -> Result<(), CliError> {
+    let (json_value, result, csvs, stats) = outcome;
     pb.finish_and_clear();
     let facts = SummaryFacts { stats: stats.as_ref(), replay: None };
     write_report(a.report.output_format, &result, &json_value, facts, a.report.output.as_deref())?;
@@ -125,6 +172,64 @@ fn save_drive(s: &mut SimSession, file: &JobFile, r: &RunResult, path: &std::pat
         frozen.encoded_bytes() as f64 / 1e6
     );
     Ok(())
+}
+
+/// Runs to the instant `at_ns`, saves the run there to `path`, and goes on to the end; the
+/// flag says whether it was saved (a run that ends first is not).
+fn save_mid_run(
+    mut s: SimSession,
+    file: &JobFile,
+    at_ns: u64,
+    path: &std::path::Path,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(RunProgress),
+) -> Result<(SimSession, RunResult, bool), CliError> {
+    let run_err = |e: RunError| match e {
+        RunError::NotResumable(_) => CliError::bad_input(e),
+        e => CliError::failed(e),
+    };
+    match s.run_until(file, at_ns, Some(stop), Some(&mut *progress)).map_err(run_err)? {
+        RunOutcome::Done(r) => Ok((s, r, false)),
+        RunOutcome::Paused(paused) => {
+            let t0 = Instant::now();
+            let made_by = format!("ssdlab run {} --save-at {:.9} s", file.file, at_ns as f64 / 1e9);
+            let rep = s.save_mid_run(file, at_ns, &paused, made_by, path).map_err(CliError::failed)?;
+            eprintln!(
+                "ssdlab: run saved at {:.6} s of simulated time to {} ({:.1} MB; state {:.1} MB before compression; {:.2} s)",
+                rep.saved_at_ns as f64 / 1e9,
+                path.display(),
+                rep.file_bytes as f64 / 1e6,
+                rep.encoded_bytes as f64 / 1e6,
+                t0.elapsed().as_secs_f64()
+            );
+            let r = s.continue_run(file, *paused, Some(stop), Some(progress)).map_err(run_err)?;
+            Ok((s, r, true))
+        }
+    }
+}
+
+/// Loads a run saved by --save-at and runs it to its end.
+fn resume(
+    cfg: SimConfig,
+    path: &std::path::Path,
+    file: &JobFile,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(RunProgress),
+) -> Result<(SimSession, RunResult), CliError> {
+    let t0 = Instant::now();
+    let (mut s, paused, meta) = SimSession::resume_from(cfg, path, file).map_err(CliError::bad_input)?;
+    if let Some(m) = &meta.mid_run {
+        eprintln!(
+            "ssdlab: resuming {} at {:.6} s of simulated time, job group {}/{} (loaded in {:.2} s)",
+            m.job_file,
+            m.saved_at_ns as f64 / 1e9,
+            m.group,
+            m.groups,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    let r = s.continue_run(file, paused, Some(stop), Some(progress)).map_err(CliError::failed)?;
+    Ok((s, r))
 }
 
 type RealOutcome = (Value, RunResult, Vec<(String, String)>);

@@ -54,7 +54,7 @@ impl JobFile {
 }
 
 /// Access pattern of a job (fio `rw=`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RwMode {
     Read,
     Write,
@@ -173,7 +173,7 @@ impl RandomGenerator {
 }
 
 /// fio's `rw=...:N` offset modifier and `rw_sequencer`: where non-random I/Os go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sequencing {
     /// Sequential patterns: bytes skipped after each I/O (`rw=write:4k` leaves 4 KiB holes;
     /// negative walks backwards). fio's `ddir_seq_add`; 0 without a modifier.
@@ -194,7 +194,7 @@ impl Default for Sequencing {
 
 /// fio `zonemode=strided`: I/O goes to `size_bytes` of each zone of `range_bytes`, then skips
 /// `skip_bytes` to the next zone (wrapping to `offset` at the end of the device).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StridedZones {
     pub size_bytes: u64,
     pub range_bytes: u64,
@@ -265,7 +265,7 @@ impl Default for LogOptions {
 }
 
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
     #[default]
     None,
@@ -274,7 +274,7 @@ pub enum UnifiedRw {
 }
 
 /// Metric of fio's steady-state detection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SsMetric {
     /// All samples within the limit of the window mean.
     Iops,
@@ -296,7 +296,7 @@ impl SsMetric {
 }
 
 /// fio `steadystate=metric:limit[%]` with `ss_dur` and `ss_ramp`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub struct SteadyState {
     pub metric: SsMetric,
     /// Limit in metric units (IOPS, bytes/s, or per second for slopes) or percent of the mean.

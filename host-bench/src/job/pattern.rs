@@ -43,14 +43,14 @@ pub enum PatternError {
 }
 
 /// The next I/O to issue; offset and length are multiples of the logical block size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NextIo {
     pub dir: IoDir,
     pub offset_bytes: u64,
     pub len_bytes: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 enum Sampler {
     Uniform,
     Zipf(ZipfSampler),
@@ -64,8 +64,9 @@ enum Sampler {
 }
 
 /// Deterministic generator of (direction, offset, length) for one job instance.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct IoPattern {
+    #[serde(with = "crate::rng_serde")]
     rng: ChaCha8Rng,
     rw: RwMode,
     rwmixread_percent: u32,
@@ -114,7 +115,7 @@ pub struct IoPattern {
 const DRAW_AHEAD: usize = 16;
 
 /// How uniform random offsets avoid repeats within a loop.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 enum Coverage {
     /// Draws with replacement (`norandommap`, fio's non-uniform distributions).
     None,

@@ -8,7 +8,7 @@
 //! until the very end). `lfsr` gives the same once-per-loop coverage with no map at all.
 
 /// One bit per block; bits past the last block are kept set so they are never "free".
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct RandomMap {
     words: Box<[u64]>,
     blocks: u64,
@@ -117,7 +117,7 @@ impl RandomMap {
 /// full-period linear congruential walk over the next power of two (Hull-Dobell: odd increment,
 /// multiplier 1 mod 4), passed through an invertible mix and cycle-walked below `n`. Fills the
 /// role of fio's LFSR (same coverage guarantee and no memory); the order is not fio's.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct FullPeriod {
     n: u64,
     mask: u64,

@@ -7,7 +7,7 @@
 use super::StridedZones;
 
 /// Sequential positions of one job instance.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub(super) struct SeqPos {
     /// Absolute end of the previous I/O per direction (fio `last_pos`).
     last_pos: [u64; 3],
@@ -24,7 +24,7 @@ pub(super) struct SeqPos {
     zones: Option<Zones>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 struct Zones {
     cfg: StridedZones,
     /// Bytes issued in the current zone (fio `zone_bytes`).

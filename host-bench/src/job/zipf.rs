@@ -6,7 +6,7 @@
 //! closed form `rank = (n-1) * u^(ln h / ln(1-h))`.
 
 /// Draws ranks 0..n with P(rank k) proportional to (k+1)^-theta.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct ZipfSampler {
     n: f64,
     theta: f64,
@@ -100,7 +100,7 @@ fn log1p_over_x(x: f64) -> f64 {
 
 /// fio's Pareto: rank = (n-1) * u^p with p = ln h / ln(1-h). The popular end is rank 0 for
 /// h < 0.5 and rank n-1 for h > 0.5; callers permute ranks, so only the popularity curve matters.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct ParetoSampler {
     n_minus_1: f64,
     power: f64,

@@ -7,6 +7,7 @@ use super::lat_target::LatSearch;
 use super::*;
 
 /// The rules that steer one instance.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Control {
     pub(super) lat: Option<Box<LatSearch>>,
     pub(super) flow: Option<FlowMember>,

@@ -8,7 +8,7 @@
 //! job in the file from the start, so a later group's weight holds back an earlier one).
 
 /// The shared counter and weight of one `flow_id` in the running group.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub(super) struct FlowShared {
     pub(super) id: u32,
     counter: u64,
@@ -16,7 +16,7 @@ pub(super) struct FlowShared {
 }
 
 /// One instance's part in a flow.
-#[derive(Clone, Copy, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(super) struct FlowMember {
     /// Index into the group's flows.
     pub(super) flow: usize,

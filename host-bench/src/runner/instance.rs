@@ -7,13 +7,17 @@ use super::*;
 // The pattern is the common case and sits on the per-I/O path; a job has few instances, so its
 // size costs nothing and a box would cost an indirection per I/O.
 #[allow(clippy::large_enum_variant)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) enum Source {
     Pattern(IoPattern),
-    /// fio `read_iolog`.
+    /// fio `read_iolog` (not saved: a replayed log's place in its file is not part of the
+    /// state, so a run that replays one is refused a mid-run snapshot).
+    #[serde(skip)]
     Iolog(Box<IologSource>),
 }
 
 /// One running job instance.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Instance {
     pub(super) source: Source,
     /// Replayed with the log's delays (`read_iolog` without `replay_no_stall`).

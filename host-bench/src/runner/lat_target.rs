@@ -9,7 +9,7 @@
 use crate::job::LatencyTarget;
 
 /// What a job reports about its search (fio's `latency_depth`, `latency_target`, ... keys).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct LatencyOutcome {
     /// The queue depth the job ended at (its `iodepth` without a target, as fio).
     pub depth: u32,
@@ -35,7 +35,7 @@ impl LatencyOutcome {
 }
 
 /// Why the instance drains its queue before the next window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Quiesce {
     /// A failed depth: the next window starts when the queue is empty.
     NewCycle,
@@ -44,6 +44,7 @@ pub(super) enum Quiesce {
 }
 
 /// The search state of one job instance (fio's `latency_qd*`, `latency_ts`, ...).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct LatSearch {
     target_ns: u64,
     window_ns: u64,

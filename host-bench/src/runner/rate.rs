@@ -12,12 +12,14 @@ use crate::device::IoDir;
 use crate::job::pattern::NextIo;
 use crate::job::{JobSpec, RwMode};
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct RateState {
     /// Bytes per second per direction (0: not limited).
     bps: [u64; 3],
     /// The block size fio divides by for poisson gaps (the direction's smallest).
     bs: [u64; 3],
     poisson: bool,
+    #[serde(with = "crate::rng_serde")]
     rng: ChaCha8Rng,
     issued_bytes: [u64; 3],
     /// When each direction's next I/O is due (fio `rate_next_io_time`).

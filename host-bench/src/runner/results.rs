@@ -81,7 +81,7 @@ impl GroupRun {
 }
 
 /// The reads of a job's verify phase (fio `do_verify`), which fio counts in the job's reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VerifyPhase {
     pub ios: u64,
     pub runtime_ns: u64,

@@ -5,6 +5,7 @@ use super::*;
 use nand_model::rng::{RngStreams, StreamId};
 
 /// Figures of the ramp, kept until the ramp ends (see [`Slot::ramp`]).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct RampStats {
     pub(super) dirs: [DirResult; 3],
     pub(super) series: SeriesRecorder,

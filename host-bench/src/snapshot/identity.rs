@@ -25,9 +25,18 @@ pub struct Identity {
 
 /// FNV-1a 64 of the resolved profile's JSON, as 16 hex digits.
 pub fn profile_hash(p: &ValidatedProfile) -> String {
-    let text = serde_json::to_string(&p.profile).unwrap_or_default();
+    fnv1a_hex(serde_json::to_string(&p.profile).unwrap_or_default().as_bytes())
+}
+
+/// FNV-1a 64 of a parsed job file (its global options and jobs as resolved, not its path), as
+/// 16 hex digits: a run saved mid-way continues only with the job file it ran.
+pub fn job_hash(f: &crate::job::JobFile) -> String {
+    fnv1a_hex(format!("{:?}{:?}", f.global_options, f.jobs).as_bytes())
+}
+
+fn fnv1a_hex(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }

@@ -13,10 +13,12 @@
 //! power setting may differ: a restored drive measures at its own cap ([`SimSsd::set_power_cap`]).
 
 mod identity;
+mod midrun;
 pub mod precondition;
 mod session;
 
-pub use identity::{profile_hash, Identity};
+pub use identity::{job_hash, profile_hash, Identity};
+pub use midrun::{MidRunError, MidRunMeta, SaveReport};
 
 use crate::runner::RunPosition;
 use ftl::device::SimSsd;
@@ -27,7 +29,7 @@ use std::path::Path;
 
 pub const MAGIC: [u8; 8] = *b"SSDLSNAP";
 /// Bumped whenever the payload's encoding changes.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 /// zstd level: fast; the tables compress well at any level (see docs/snapshots.md).
 const ZSTD_LEVEL: i32 = 1;
 
@@ -71,6 +73,9 @@ pub struct SnapshotMeta {
     pub made_by: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyStateRecord>,
+    /// Saved in the middle of a run (`run --save-at`): continue it with `--resume-from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mid_run: Option<MidRunMeta>,
 }
 
 /// The host side's sampling phase, which a continued run keeps.
@@ -84,12 +89,15 @@ pub struct Sampling {
 struct PayloadRef<'a> {
     ssd: &'a SimSsd,
     sampling: Sampling,
+    /// A mid-run save's runner and target state (`midrun.rs`, encoded); empty otherwise.
+    mid_run: &'a [u8],
 }
 
 #[derive(Deserialize)]
-struct Payload {
-    ssd: SimSsd,
+pub(super) struct Payload {
+    pub(super) ssd: SimSsd,
     sampling: Sampling,
+    pub(super) mid_run: Vec<u8>,
 }
 
 /// Why a snapshot could not be written or read. Every message names the file.
@@ -111,8 +119,13 @@ pub struct Frozen {
 
 impl Frozen {
     pub fn new(meta: SnapshotMeta, ssd: &SimSsd, sampling: Sampling) -> Frozen {
+        Self::with_mid_run(meta, ssd, sampling, &[])
+    }
+
+    /// [`Frozen::new`] with a mid-run save's encoded runner state.
+    pub(super) fn with_mid_run(meta: SnapshotMeta, ssd: &SimSsd, sampling: Sampling, mid_run: &[u8]) -> Frozen {
         // Encoding plain structs, maps of integers and sequences into a Vec cannot fail.
-        let payload = bincode::serialize(&PayloadRef { ssd, sampling }).unwrap_or_default();
+        let payload = bincode::serialize(&PayloadRef { ssd, sampling, mid_run }).unwrap_or_default();
         Frozen { meta, payload }
     }
 
@@ -123,11 +136,15 @@ impl Frozen {
 
     /// A fresh copy of the drive. `path` names the source in errors.
     pub fn thaw(&self, path: &str) -> Result<(SimSsd, Sampling), SnapshotError> {
-        let p: Payload = bincode::deserialize(&self.payload).map_err(|e| SnapshotError::Refused {
+        let p = self.decode(path)?;
+        Ok((p.ssd, p.sampling))
+    }
+
+    pub(super) fn decode(&self, path: &str) -> Result<Payload, SnapshotError> {
+        bincode::deserialize(&self.payload).map_err(|e| SnapshotError::Refused {
             path: path.to_string(),
             message: format!("payload does not decode: {e}"),
-        })?;
-        Ok((p.ssd, p.sampling))
+        })
     }
 
     /// Writes the file whole (a temporary name renamed over `path`); returns its size.

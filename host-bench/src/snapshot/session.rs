@@ -21,9 +21,15 @@ impl SimSession {
     /// The drive as it is now, frozen in memory (the session's [`SimSession::position`] is what
     /// a continuing run will number from: advance it past the jobs run before freezing).
     pub fn freeze(&self, made_by: String, steady_state: Option<SteadyStateRecord>) -> Frozen {
+        let (interval_ns, next_ns) = self.target.sampling();
+        Frozen::new(self.snapshot_meta(made_by, steady_state), &self.target.ssd, Sampling { interval_ns, next_ns })
+    }
+
+    /// The readable header of a snapshot of this session's drive as it is now.
+    pub(super) fn snapshot_meta(&self, made_by: String, steady_state: Option<SteadyStateRecord>) -> SnapshotMeta {
         let ssd = &self.target.ssd;
         let c = ssd.counters();
-        let meta = SnapshotMeta {
+        SnapshotMeta {
             identity: self.identity(),
             seed: self.cfg.seed,
             power_state: self.cfg.power_state,
@@ -34,9 +40,8 @@ impl SimSession {
             drive_writes: c.host_write_bytes as f64 / ssd.capacity().user_bytes_sim.max(1) as f64,
             made_by,
             steady_state,
-        };
-        let (interval_ns, next_ns) = self.target.sampling();
-        Frozen::new(meta, ssd, Sampling { interval_ns, next_ns })
+            mid_run: None,
+        }
     }
 
     /// A session on the drive frozen in `frozen` (named `source` in errors), built as `cfg`
@@ -54,15 +59,14 @@ impl SimSession {
         frozen: &Frozen,
         source: &str,
     ) -> Result<SimSession, SimError> {
-        let (profile, opts) = Self::prepare_with(&cfg, profile, false)?;
+        if frozen.meta.mid_run.is_some() {
+            let message = "saved in the middle of a run (run --save-at): continue that run with \
+                           `ssdlab run JOB --resume-from`, or save a drive after a whole run with --save-drive alone"
+                .to_string();
+            return Err(SnapshotError::Refused { path: source.to_string(), message }.into());
+        }
+        let (profile, opts) = Self::prepare_for(&cfg, profile, frozen, source)?;
         let device = |source| SimError::Device { drive: cfg.drive.clone(), source };
-        let user = opts.user_capacity_full(&profile).map_err(device)?;
-        let want = Identity::of(&cfg, &profile, opts.scale_divisor, user);
-        frozen
-            .meta
-            .identity
-            .check(&want)
-            .map_err(|message| SnapshotError::Refused { path: source.to_string(), message })?;
         let (mut ssd, sampling) = frozen.thaw(source)?;
         if ssd.power_cap_w() != opts.power_cap_w {
             ssd.drain();
@@ -72,6 +76,26 @@ impl SimSession {
         s.target.set_sampling(sampling.interval_ns, sampling.next_ns);
         s.position = frozen.meta.position;
         Ok(s)
+    }
+
+    /// The profile and device options `cfg` asks for, refused unless they build the drive
+    /// `frozen` was saved from ([`Identity::check`]).
+    pub(super) fn prepare_for(
+        cfg: &SimConfig,
+        profile: Option<ValidatedProfile>,
+        frozen: &Frozen,
+        source: &str,
+    ) -> Result<(ftl::profile::ValidatedProfile, ftl::device::DeviceOptions), SimError> {
+        let (profile, opts) = Self::prepare_with(cfg, profile, false)?;
+        let device = |source| SimError::Device { drive: cfg.drive.clone(), source };
+        let user = opts.user_capacity_full(&profile).map_err(device)?;
+        let want = Identity::of(cfg, &profile, opts.scale_divisor, user);
+        frozen
+            .meta
+            .identity
+            .check(&want)
+            .map_err(|message| SnapshotError::Refused { path: source.to_string(), message })?;
+        Ok((profile, opts))
     }
 
     /// [`SimSession::thaw`] from a snapshot file.

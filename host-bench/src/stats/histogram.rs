@@ -13,7 +13,7 @@ const GROUPS: usize = (64 - SUB_BUCKET_BITS as usize) + 1;
 const BUCKETS: usize = GROUPS * nand_model::cast::usize_from(SUB);
 
 /// Latency histogram with exact count, min, max, mean and standard deviation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct Histogram {
     buckets: Vec<u64>,
     count: u64,

@@ -3,7 +3,7 @@
 use super::Histogram;
 
 /// One finished interval. Times are relative to the recorder's origin.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct IntervalPoint {
     pub start_ns: u64,
     /// Interval length; the last interval of a run may be shorter than the others.
@@ -62,7 +62,7 @@ pub const MAX_SERIES_POINTS: usize = 1 << 16;
 
 /// Accumulates completions into fixed intervals; O(1) per record, one push per interval. A run
 /// longer than [`MAX_SERIES_POINTS`] intervals gets coarser intervals (see `IntervalPoint::merge`).
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct SeriesRecorder {
     interval_ns: u64,
     origin_ns: u64,

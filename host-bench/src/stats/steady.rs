@@ -8,7 +8,7 @@ use crate::job::{SsMetric, SteadyState};
 /// reached; the window holds `dur / interval` samples. `iops`/`bw`: every sample within the
 /// limit of the window mean. `*_slope`: least-squares slope (per second) within the limit;
 /// percent limits are relative to the window mean.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct SteadyStateTracker {
     crit: SteadyState,
     interval_ns: u64,
