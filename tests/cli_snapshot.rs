@@ -67,14 +67,7 @@ fn drive_precondition_records_the_steady_state_check() {
 
 /// A fill, then concurrent jobs with a random map, a poisson rate, zipf with ramp time, a
 /// latency-target search and a sequential reader with holes, then a last group.
-const MID: &str = "[global]\nbs=4k\niodepth=16\n\
-[fill]\nrw=write\nbs=128k\nsize=100%\n\
-[mix]\nstonewall\nrw=randrw\nrwmixread=70\nnumjobs=2\ngroup_reporting\nsize=30%\n\
-[rated]\nrw=randwrite\nrate_iops=4000\nrate_process=poisson\ntime_based\nruntime=300ms\n\
-[zipf]\nrw=randread\nrandom_distribution=zipf:1.1\nramp_time=20ms\ntime_based\nruntime=250ms\n\
-[lat]\nrw=randread\nlatency_target=300us\nlatency_percentile=95\nlatency_window=50ms\niodepth=8\ntime_based\nruntime=200ms\n\
-[seq]\nrw=read:8k\nbs=8k\nsize=20%\n\
-[tail]\nstonewall\nrw=randwrite\nbs=16k\nsize=10%\n";
+const MID: &str = include_str!("../host-bench/tests/data/mid-run.fio");
 
 /// The test's own seeded stream of instants (SplitMix64). They fall in 40-90% of the run, past
 /// the fill (about a third of it on both drives), where the random streams are in use.

@@ -9,7 +9,7 @@
 #![allow(clippy::cast_possible_truncation, clippy::expect_used, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::Counters;
-use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
+use host_bench::device::IoCompletion;
 use host_bench::explore::lessons;
 use host_bench::explore::model::BlockRec;
 use host_bench::explore::record::{block_rec, latency_bucket_upper_ns};
@@ -22,6 +22,7 @@ use std::process::Command;
 mod common;
 use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, readout, run_panel, tags};
 use common::temp_dir;
+use common::watch::Watched;
 
 /// (state, valid, erase, wp) of every block cell of the panel, in block order.
 fn cells(panel: &str) -> Vec<(u8, u32, u32, u32)> {
@@ -163,10 +164,9 @@ fn single_write_frames(f: &host_bench::explore::model::Frames) -> Vec<usize> {
         .collect()
 }
 
-/// A device that passes everything through, captures the drive after the wait/settle calls
-/// numbered in `at` (as the recorder counts them) and logs every completion's latency.
-struct Stopper<'a> {
-    target: &'a mut SimTarget,
+/// Captures the drive after the wait/settle calls numbered in `at` (as the recorder counts
+/// them) and logs every completion's latency.
+struct Stopper {
     calls: u64,
     at: Vec<u64>,
     got: std::collections::BTreeMap<u64, Snap>,
@@ -174,55 +174,22 @@ struct Stopper<'a> {
     done: Vec<(u64, u64)>,
 }
 
-impl Stopper<'_> {
-    fn snap(&self) -> Snap {
-        let ssd = &self.target.ssd;
-        let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
-        let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
-        (ssd.now(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
-    }
-    fn after_call(&mut self, done: Option<&IoCompletion>) {
+fn snap(target: &SimTarget) -> Snap {
+    let ssd = &target.ssd;
+    let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
+    let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
+    (ssd.now(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
+}
+
+impl Stopper {
+    fn after_call(&mut self, target: &SimTarget, done: Option<&IoCompletion>) {
         self.calls += 1;
         if let Some(c) = done {
             self.done.push((self.calls, c.complete_ns - c.submit_ns));
         }
         if self.at.binary_search(&self.calls).is_ok() {
-            let s = self.snap();
-            self.got.insert(self.calls, s);
+            self.got.insert(self.calls, snap(target));
         }
-    }
-}
-
-impl Device for Stopper<'_> {
-    fn info(&self) -> DeviceInfo {
-        self.target.info()
-    }
-    fn now_ns(&self) -> u64 {
-        self.target.now_ns()
-    }
-    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
-        self.target.submit(req)
-    }
-    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
-        let r = self.target.wait(deadline_ns);
-        self.after_call(r.as_ref().ok().and_then(|c| c.as_ref()));
-        r
-    }
-    fn outstanding(&self) -> usize {
-        self.target.outstanding()
-    }
-    fn hint_next_offset(&mut self, offset_bytes: u64) {
-        self.target.hint_next_offset(offset_bytes)
-    }
-    fn settle(&mut self) {
-        self.target.settle();
-        self.after_call(None);
-    }
-    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
-        self.target.report_grid(origins_ns, interval_ns)
-    }
-    fn report_point(&mut self) {
-        self.target.report_point()
     }
 }
 
@@ -237,13 +204,14 @@ fn rerun(spec: &lessons::RunSpec, at: Vec<u64>) -> (std::collections::BTreeMap<u
     let mut at = at;
     at.sort_unstable();
     at.dedup();
-    let mut dev = Stopper { target: &mut s.target, calls: 0, at, got: Default::default(), done: vec![] };
-    let start = dev.snap();
-    dev.got.insert(0, start);
+    let mut w = Stopper { calls: 0, at, got: Default::default(), done: vec![] };
+    w.got.insert(0, snap(&s.target));
+    let mut dev =
+        Watched { target: &mut s.target, after: |t: &mut SimTarget, c: Option<&IoCompletion>| w.after_call(t, c) };
     runner::run(&file, &mut dev, &mut opts).unwrap();
-    let missing: Vec<&u64> = dev.at.iter().filter(|c| !dev.got.contains_key(c)).collect();
+    let missing: Vec<&u64> = w.at.iter().filter(|c| !w.got.contains_key(c)).collect();
     assert!(missing.is_empty(), "the re-run never reached calls {missing:?}");
-    (dev.got, dev.done)
+    (w.got, w.done)
 }
 
 /// What one chart shows at a moment: the interval (from, to frame) and each line's value.

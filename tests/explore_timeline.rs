@@ -8,7 +8,7 @@
 //! `CI=true`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::cast_possible_truncation)] // a panic in test code is a failed test; casts of the test's own small values
 
-use host_bench::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoRequest};
+use host_bench::device::IoCompletion;
 use host_bench::explore::lessons;
 use host_bench::runner::{self, RunOptions};
 use host_bench::sim::SimTarget;
@@ -20,6 +20,7 @@ use std::process::Command;
 mod common;
 use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, run_panel, tags};
 use common::temp_dir;
+use common::watch::Watched;
 
 /// The NAND model at one observed call: time, reads/programs/erases booked, ops logged so far,
 /// each die's running op (kind, start, end).
@@ -30,66 +31,28 @@ struct At {
     running: Vec<Option<(OpKind, u64, u64)>>,
 }
 
-/// Passes everything through; logs every NAND op (with the call it was booked by) and captures
-/// the model after the calls numbered in `at`, counted as the recorder counts them.
-struct OpWatch<'a> {
-    target: &'a mut SimTarget,
+/// Logs every NAND op (with the call it was booked by) and captures the model after the calls
+/// numbered in `at`, counted as the recorder counts them.
+struct OpWatch {
     calls: u64,
     at: Vec<u64>,
     got: BTreeMap<u64, At>,
     log: Vec<OpEvent>,
 }
 
-impl OpWatch<'_> {
-    fn after_call(&mut self) {
+impl OpWatch {
+    fn after_call(&mut self, target: &mut SimTarget) {
         self.calls += 1;
-        self.target.ssd.drain_op_log(&mut self.log);
+        target.ssd.drain_op_log(&mut self.log);
         if self.at.binary_search(&self.calls).is_ok() {
-            let f = self.target.ssd.flash();
+            let f = target.ssd.flash();
             let s = f.stats();
             let dies = f.geometry().dies();
             let running = (0..dies).map(|d| f.die_activity(d).running.map(|(k, s, e, _)| (k, s, e))).collect();
-            let at = At {
-                now: self.target.ssd.now(),
-                booked: [s.reads, s.programs, s.erases],
-                logged: self.log.len(),
-                running,
-            };
+            let at =
+                At { now: target.ssd.now(), booked: [s.reads, s.programs, s.erases], logged: self.log.len(), running };
             self.got.insert(self.calls, at);
         }
-    }
-}
-
-impl Device for OpWatch<'_> {
-    fn info(&self) -> DeviceInfo {
-        self.target.info()
-    }
-    fn now_ns(&self) -> u64 {
-        self.target.now_ns()
-    }
-    fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
-        self.target.submit(req)
-    }
-    fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
-        let r = self.target.wait(deadline_ns);
-        self.after_call();
-        r
-    }
-    fn outstanding(&self) -> usize {
-        self.target.outstanding()
-    }
-    fn hint_next_offset(&mut self, offset_bytes: u64) {
-        self.target.hint_next_offset(offset_bytes)
-    }
-    fn settle(&mut self) {
-        self.target.settle();
-        self.after_call();
-    }
-    fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
-        self.target.report_grid(origins_ns, interval_ns)
-    }
-    fn report_point(&mut self) {
-        self.target.report_point()
     }
 }
 
@@ -102,10 +65,12 @@ fn rerun(spec: &lessons::RunSpec, mut at: Vec<u64>) -> (BTreeMap<u64, At>, Vec<O
     opts.series_interval_ns = spec.cfg.interval_ns;
     at.sort_unstable();
     s.target.ssd.set_op_log(Some(u32::MAX));
-    let mut dev = OpWatch { target: &mut s.target, calls: 0, at, got: BTreeMap::new(), log: Vec::new() };
+    let mut w = OpWatch { calls: 0, at, got: BTreeMap::new(), log: Vec::new() };
+    let mut dev =
+        Watched { target: &mut s.target, after: |t: &mut SimTarget, _: Option<&IoCompletion>| w.after_call(t) };
     runner::run(&file, &mut dev, &mut opts).unwrap();
-    assert_eq!(dev.got.len(), dev.at.len(), "the re-run never reached some calls of {:?}", dev.at);
-    (dev.got, dev.log)
+    assert_eq!(w.got.len(), w.at.len(), "the re-run never reached some calls of {:?}", w.at);
+    (w.got, w.log)
 }
 
 /// Each op as drawn: (die, plane row) -> sorted (kind, GC work, start, end), with the ends a

@@ -22,14 +22,8 @@ const SEEDS: [u64; 3] = [1, 7, 1234];
 /// A fill, then a group of concurrent jobs covering the runner's state: a random map
 /// (randrw, 2 clones reported as a group), a poisson rate schedule with its own stream, a
 /// zipf read with ramp time, a latency-target search and a sequential reader with holes.
-const JOB: &str = "[global]\nbs=4k\niodepth=16\n\
-[fill]\nrw=write\nbs=128k\nsize=100%\n\
-[mix]\nstonewall\nrw=randrw\nrwmixread=70\nnumjobs=2\ngroup_reporting\nsize=30%\n\
-[rated]\nrw=randwrite\nrate_iops=4000\nrate_process=poisson\ntime_based\nruntime=300ms\n\
-[zipf]\nrw=randread\nrandom_distribution=zipf:1.1\nramp_time=20ms\ntime_based\nruntime=250ms\n\
-[lat]\nrw=randread\nlatency_target=300us\nlatency_percentile=95\nlatency_window=50ms\niodepth=8\ntime_based\nruntime=200ms\n\
-[seq]\nrw=read:8k\nbs=8k\nsize=20%\n\
-[tail]\nstonewall\nrw=randwrite\nbs=16k\nsize=10%\n";
+/// (host-bench/tests/data/mid-run.fio; `tests/cli_snapshot.rs` runs it through the binary.)
+const JOB: &str = include_str!("data/mid-run.fio");
 
 /// A fresh temporary directory, removed with what the test wrote there when dropped.
 struct TempDir(tempfile::TempDir);

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod watch;
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
