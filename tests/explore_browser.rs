@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, readout, run_panel, tags};
+use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, readout, run_panel, tags, write_lesson};
 use common::temp_dir;
 use common::watch::Watched;
 
@@ -272,12 +272,8 @@ fn page_numbers_equal_the_simulators_counters() {
     let Some(chrome) = chromium() else { return };
     let dir = temp_dir("counters");
     let lesson = lessons::find("op-wa").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["explore", "--lesson", "op-wa", "--out", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    check_against_simulator(&chrome, &dir.join("index.html"), &lesson.runs);
+    let page = write_lesson("op-wa", &dir);
+    check_against_simulator(&chrome, &page, &lesson.runs);
     // Under a power cap, so that the governor's throttled time is not 0.
     let mut capped = lesson.runs[0].clone();
     capped.cfg.power_cap_w = Some(1.7);

@@ -15,10 +15,9 @@ use host_bench::sim::SimTarget;
 use host_bench::simrun::SimSession;
 use nand_model::{OpEvent, OpKind, OpRecord};
 use std::collections::BTreeMap;
-use std::process::Command;
 
 mod common;
-use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, run_panel, tags};
+use common::browser::{assert_clean, attr, chromium, dump_dom, embedded, run_panel, tags, write_lesson};
 use common::temp_dir;
 use common::watch::Watched;
 
@@ -141,12 +140,7 @@ fn die_timeline_equals_the_nand_models_operations() {
     let Some(chrome) = chromium() else { return };
     let dir = temp_dir("timeline");
     let lesson = lessons::find("op-wa").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["explore", "--lesson", "op-wa", "--out", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let page = dir.join("index.html");
+    let page = write_lesson("op-wa", &dir);
     let data = embedded(&page);
     let (k, spec) = (0, &lesson.runs[0]);
     let f = &data.runs[k].frames;

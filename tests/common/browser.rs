@@ -95,3 +95,13 @@ pub fn assert_clean(dom: &str, err: &str, what: &str) {
     let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
     assert!(console.is_empty(), "{what}: console messages:\n{}", console.join("\n"));
 }
+
+/// `ssdlab explore --lesson NAME --out DIR`, which must succeed; the page's path.
+pub fn write_lesson(name: &str, dir: &Path) -> PathBuf {
+    let o = Command::new(super::bin())
+        .args(["explore", "--lesson", name, "--out", dir.to_str().expect("a UTF-8 temporary path")])
+        .output()
+        .expect("run the ssdlab binary");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    dir.join("index.html")
+}
