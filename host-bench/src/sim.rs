@@ -30,6 +30,13 @@ pub const MAX_INTERVAL_SAMPLES: usize = 1 << 18;
 pub struct SimTarget {
     pub ssd: SimSsd,
     name: String,
+    sampling: TargetState,
+}
+
+/// What the target holds besides the drive (samples, report points and grid), saved with a
+/// run paused mid-way: the finished run's results read samples from before the pause.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct TargetState {
     sample_interval_ns: u64,
     next_sample_ns: u64,
     /// Interval samples and the drain samples a reported boundary needs, by time.
@@ -42,29 +49,10 @@ pub struct SimTarget {
     grids: Vec<(u64, u64)>,
 }
 
-/// What the target holds besides the drive (samples, report points and grid), saved with a
-/// run paused mid-way: the finished run's results read samples from before the pause.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct TargetState {
-    sample_interval_ns: u64,
-    next_sample_ns: u64,
-    samples: Vec<CounterSample>,
-    points: Vec<CounterSample>,
-    idle: Option<CounterSample>,
-    grids: Vec<(u64, u64)>,
-}
-
 impl SimTarget {
     /// Its samples and reporting state (see [`TargetState`]).
     pub fn state(&self) -> TargetState {
-        TargetState {
-            sample_interval_ns: self.sample_interval_ns,
-            next_sample_ns: self.next_sample_ns,
-            samples: self.samples.clone(),
-            points: self.points.clone(),
-            idle: self.idle,
-            grids: self.grids.clone(),
-        }
+        self.sampling.clone()
     }
 
     /// Takes back a saved [`TargetState`] (the drive is restored separately).
@@ -72,12 +60,7 @@ impl SimTarget {
         if s.samples.is_empty() {
             return Err("the saved target has no counter samples".into());
         }
-        self.sample_interval_ns = s.sample_interval_ns;
-        self.next_sample_ns = s.next_sample_ns;
-        self.samples = s.samples;
-        self.points = s.points;
-        self.idle = s.idle;
-        self.grids = s.grids;
+        self.sampling = s;
         Ok(())
     }
 
@@ -88,29 +71,32 @@ impl SimTarget {
         SimTarget {
             ssd,
             name: name.into(),
-            sample_interval_ns: sample_interval_ns.max(1),
-            next_sample_ns: sample_interval_ns.max(1),
-            samples: vec![first],
-            points: Vec::new(),
-            idle: None,
-            grids: Vec::new(),
+            sampling: TargetState {
+                sample_interval_ns: sample_interval_ns.max(1),
+                next_sample_ns: sample_interval_ns.max(1),
+                samples: vec![first],
+                points: Vec::new(),
+                idle: None,
+                grids: Vec::new(),
+            },
         }
     }
 
     /// The sampling phase: (interval, time of the next interval sample), ns.
     pub fn sampling(&self) -> (u64, u64) {
-        (self.sample_interval_ns, self.next_sample_ns)
+        (self.sampling.sample_interval_ns, self.sampling.next_sample_ns)
     }
 
     /// Continues the sampling phase of a saved drive (see [`SimTarget::sampling`]).
     pub fn set_sampling(&mut self, interval_ns: u64, next_ns: u64) {
-        self.sample_interval_ns = interval_ns.max(1);
-        self.next_sample_ns = next_ns;
+        self.sampling.sample_interval_ns = interval_ns.max(1);
+        self.sampling.next_sample_ns = next_ns;
     }
 
     /// Samples kept (interval samples, needed drain samples and report points), by time.
     pub fn samples(&self) -> Vec<CounterSample> {
-        let mut v: Vec<CounterSample> = self.samples.iter().chain(&self.points).chain(&self.idle).copied().collect();
+        let mut v: Vec<CounterSample> =
+            self.sampling.samples.iter().chain(&self.sampling.points).chain(&self.sampling.idle).copied().collect();
         v.sort_by_key(|s| s.t_ns);
         v
     }
@@ -118,8 +104,8 @@ impl SimTarget {
     /// The last sample at or before `t_ns` (the first sample if none).
     pub fn sample_at(&self, t_ns: u64) -> CounterSample {
         let last_le = |v: &[CounterSample]| v[..v.partition_point(|s| s.t_ns <= t_ns)].last().copied();
-        let mut best = last_le(&self.samples).unwrap_or(self.samples[0]);
-        for c in last_le(&self.points).into_iter().chain(self.idle.filter(|s| s.t_ns <= t_ns)) {
+        let mut best = last_le(&self.sampling.samples).unwrap_or(self.sampling.samples[0]);
+        for c in last_le(&self.sampling.points).into_iter().chain(self.sampling.idle.filter(|s| s.t_ns <= t_ns)) {
             if c.t_ns >= best.t_ns {
                 best = c;
             }
@@ -128,52 +114,54 @@ impl SimTarget {
     }
 
     fn latest_t(&self) -> u64 {
-        let kept = self.samples.last().map_or(0, |s| s.t_ns);
-        self.idle.map_or(kept, |s| s.t_ns).max(self.points.last().map_or(0, |s| s.t_ns))
+        let kept = self.sampling.samples.last().map_or(0, |s| s.t_ns);
+        self.sampling.idle.map_or(kept, |s| s.t_ns).max(self.sampling.points.last().map_or(0, |s| s.t_ns))
     }
 
     #[inline]
     fn take_samples(&mut self) {
         let now = self.ssd.now();
-        if now >= self.next_sample_ns {
+        if now >= self.sampling.next_sample_ns {
             self.settle_idle(now);
             self.push_sample(CounterSample { t_ns: now, counters: self.ssd.counters() });
-            self.next_sample_ns = (now / self.sample_interval_ns + 1) * self.sample_interval_ns;
+            self.sampling.next_sample_ns =
+                (now / self.sampling.sample_interval_ns + 1) * self.sampling.sample_interval_ns;
         } else if self.ssd.outstanding() == 0 && self.latest_t() != now {
             self.settle_idle(now);
-            self.idle = Some(CounterSample { t_ns: now, counters: self.ssd.counters() });
+            self.sampling.idle = Some(CounterSample { t_ns: now, counters: self.ssd.counters() });
         }
     }
 
     /// A newer sample at `t_new` is about to supersede the pending drain sample: keep the
     /// drain sample if a reported boundary lies in `[its time, t_new)`.
     fn settle_idle(&mut self, t_new: u64) {
-        if let Some(s) = self.idle.take() {
-            if self.grids.iter().any(|&(o, i)| boundary_in(o, i, s.t_ns, t_new)) {
+        if let Some(s) = self.sampling.idle.take() {
+            if self.sampling.grids.iter().any(|&(o, i)| boundary_in(o, i, s.t_ns, t_new)) {
                 self.push_sample(s);
             }
         }
     }
 
     fn push_sample(&mut self, s: CounterSample) {
-        if self.samples.len() >= MAX_INTERVAL_SAMPLES {
+        if self.sampling.samples.len() >= MAX_INTERVAL_SAMPLES {
             self.thin();
         }
-        self.samples.push(s);
+        self.sampling.samples.push(s);
     }
 
     /// Halves the kept samples (the first stays) and doubles the intervals, so a very long run
     /// stays within [`MAX_INTERVAL_SAMPLES`] with evenly spread, coarser samples.
     fn thin(&mut self) {
         let mut i = 0usize;
-        self.samples.retain(|_| {
+        self.sampling.samples.retain(|_| {
             i += 1;
             i % 2 == 1
         });
-        self.sample_interval_ns = self.sample_interval_ns.saturating_mul(2);
-        self.grids.iter_mut().for_each(|g| g.1 = g.1.saturating_mul(2));
+        self.sampling.sample_interval_ns = self.sampling.sample_interval_ns.saturating_mul(2);
+        self.sampling.grids.iter_mut().for_each(|g| g.1 = g.1.saturating_mul(2));
         let now = self.ssd.now();
-        self.next_sample_ns = (now / self.sample_interval_ns + 1).saturating_mul(self.sample_interval_ns);
+        self.sampling.next_sample_ns =
+            (now / self.sampling.sample_interval_ns + 1).saturating_mul(self.sampling.sample_interval_ns);
     }
 }
 
@@ -262,12 +250,12 @@ impl Device for SimTarget {
 
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
         self.report_point();
-        self.grids = origins_ns.iter().map(|&o| (o, interval_ns.max(1))).collect();
+        self.sampling.grids = origins_ns.iter().map(|&o| (o, interval_ns.max(1))).collect();
     }
 
     fn report_point(&mut self) {
-        if let Some(s) = self.idle.take() {
-            self.points.push(s);
+        if let Some(s) = self.sampling.idle.take() {
+            self.sampling.points.push(s);
         }
     }
 }
