@@ -408,3 +408,64 @@ fn check_against_simulator(chrome: &Path, page: &Path, specs: &[lessons::RunSpec
     }
     max_throttled
 }
+
+/// With `--write-log`, "next write" late in a run steps exactly one host write: the block map
+/// before and after the step equals the simulator's block table right after the write
+/// completions before and at that write (a fresh run of the same configuration), and differs.
+#[test]
+fn next_write_steps_one_write_anywhere_with_a_write_log() {
+    let Some(chrome) = chromium() else { return };
+    let dir = temp_dir("write-log");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["explore", "--lesson", "op-wa", "--write-log", "--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = dir.join("index.html");
+    let data = embedded(&page);
+    let log = &data.runs[0].writes;
+    assert!(log.n.len() > 40_000 && log.dropped == 0, "{} writes logged, {} dropped", log.n.len(), log.dropped);
+    // Late in the run, long after the single-write frames of a page without a write log.
+    let e = log.n.len() * 9 / 10;
+    let (d, err) = dump_dom(&chrome, &page, &format!("w=0.{e}&stepw=1"), 3000);
+    assert_clean(&d, &err, "step");
+    let body = tags(&d, "<body").next().unwrap();
+    assert_eq!(attr(body, "data-step-writes"), Some("1"), "{body}");
+    let run: usize = attr(body, "data-step-run").unwrap().parse().unwrap();
+    let entry: usize = attr(body, "data-step-entry").unwrap().parse().unwrap();
+    let after = cells(run_panel(&d, run));
+    let (d0, err0) = dump_dom(&chrome, &page, &format!("w={run}.{}", entry - 1), 3000);
+    assert_clean(&d0, &err0, "before the step");
+    let before = cells(run_panel(&d0, run));
+    // The simulator after write completions `entry` and `entry + 1` of that run.
+    let spec = &lessons::find("op-wa").unwrap().runs[run];
+    let file = lessons::parse_job(spec, "test").unwrap();
+    let mut s = SimSession::new(spec.cfg.clone()).unwrap();
+    let mut opts = RunOptions::new(spec.cfg.seed);
+    opts.time_scale = 1.0 / s.scale_factor();
+    opts.series_interval_ns = spec.cfg.interval_ns;
+    let (mut writes, mut snaps) = (0usize, Vec::new());
+    let mut dev = Watched {
+        target: &mut s.target,
+        after: |t: &mut SimTarget, c: Option<&IoCompletion>| {
+            if c.is_some_and(|c| c.dir == host_bench::device::IoDir::Write) {
+                writes += 1;
+                if writes == entry || writes == entry + 1 {
+                    let n = before.len() as u32;
+                    snaps.push(
+                        (0..n)
+                            .map(|b| block_rec(&t.ssd, b))
+                            .map(|r| (r.state, r.valid, r.erase, r.wp))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+            }
+        },
+    };
+    runner::run(&file, &mut dev, &mut opts).unwrap();
+    assert_eq!(snaps.len(), 2, "the re-run completed {writes} writes");
+    assert_eq!(before, snaps[0], "run {run}: the block map before write {entry} of the log");
+    assert_eq!(after, snaps[1], "run {run}: the block map after write {entry} of the log");
+    let moved = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+    assert!(moved >= 1, "the step changed no block");
+}

@@ -48,6 +48,10 @@ pub struct ExploreArgs {
     /// Warn about unknown job-file options instead of failing.
     #[arg(long)]
     pub ignore_unsupported: bool,
+    /// Log every host write's block changes, so "next write" steps exactly anywhere (without:
+    /// in the first 1000 writes after GC starts). Recording then takes about twice as long.
+    #[arg(long)]
+    pub write_log: bool,
 }
 
 pub fn run(a: ExploreArgs) -> Result<(), CliError> {
@@ -57,7 +61,7 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     }
     let out = a.out.clone().ok_or_else(|| CliError::bad_input("--out DIR is required"))?;
     super::preflight::check_output_dir("--out", &out)?;
-    let (title, text, specs, questions, command) = match &a.lesson {
+    let (title, text, mut specs, questions, command) = match &a.lesson {
         Some(name) => {
             let d = &a.drive;
             let touched = d.name.drive != "generic-tlc"
@@ -83,6 +87,9 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
             (title, Vec::new(), specs, None, command_line())
         }
     };
+    for s in &mut specs {
+        s.write_log = a.write_log;
+    }
     let stop = interrupt_flag();
     let mut recordings = Vec::new();
     for (n, spec) in specs.iter().enumerate() {
@@ -142,6 +149,7 @@ fn job_specs(a: &ExploreArgs) -> Result<(String, Vec<RunSpec>), CliError> {
         power_cut,
         power_cut_at_ns: if power_cut { cut_at } else { None },
         from_drive: a.from_drive.clone(),
+        write_log: false,
     };
     let name = job_path.display().to_string();
     let pair = |s: &str, flag: &str| -> Result<(String, String), CliError> {

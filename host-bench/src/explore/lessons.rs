@@ -23,6 +23,8 @@ pub struct RunSpec {
     pub power_cut_at_ns: Option<u64>,
     /// Start from this saved drive (`--save-drive`, `drive precondition`) instead of a new one.
     pub from_drive: Option<std::path::PathBuf>,
+    /// Log every host write (`explore --write-log`, [`super::Recorder::with_write_log`]).
+    pub write_log: bool,
 }
 
 /// A preset scenario.
@@ -53,7 +55,15 @@ fn cfg(drive: &str, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
 }
 
 fn spec(label: &str, cfg: SimConfig, job: &str) -> RunSpec {
-    RunSpec { label: label.into(), cfg, job: job.into(), power_cut: false, power_cut_at_ns: None, from_drive: None }
+    RunSpec {
+        label: label.into(),
+        cfg,
+        job: job.into(),
+        power_cut: false,
+        power_cut_at_ns: None,
+        from_drive: None,
+        write_log: false,
+    }
 }
 
 /// Every lesson, in teaching order.
@@ -207,7 +217,8 @@ pub fn run_spec(
     });
     // A mid-run cut stops the run through its own flag (so Ctrl-C is not seen during it).
     let stop = if cut.is_some() { Some(&*flag) } else { stop };
-    let (mut r, mut rec) = super::record_run_with(&mut s, file, stop, None, cut).map_err(|e| e.to_string())?;
+    let (mut r, mut rec) =
+        super::record_run_with(&mut s, file, stop, None, cut, spec.write_log).map_err(|e| e.to_string())?;
     let mut notes = Vec::new();
     let mid_run = rec.cut.as_mut().and_then(|c| c.report.take());
     if let (Some(at), None) = (spec.power_cut_at_ns.filter(|_| spec.power_cut), &mid_run) {

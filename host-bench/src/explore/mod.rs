@@ -6,12 +6,15 @@
 //! and only reads the drive after each completion, so a run gives the same results with or
 //! without it (tests/cli_explore.rs checks the JSON byte for byte).
 
+pub mod diff;
+pub mod latency;
 pub mod lessons;
 pub mod model;
 pub mod optrace;
 pub mod page;
 pub mod record;
 pub mod series;
+pub mod writewatch;
 
 pub use model::{Page, Question, Recording};
 pub use record::{Observed, Recorder};
@@ -61,19 +64,21 @@ pub fn record_run<'a>(
     stop: Option<&'a AtomicBool>,
     progress: Option<&'a mut dyn FnMut(RunProgress)>,
 ) -> Result<(RunResult, Recorder), RunError> {
-    record_run_with(s, job, stop, progress, None)
+    record_run_with(s, job, stop, progress, None, false)
 }
 
-/// [`record_run`] with a power cut planned mid-run (`stop` should be the cut's flag).
+/// [`record_run`] with a power cut planned mid-run (`stop` should be the cut's flag) and,
+/// with `write_log`, every host write logged ([`Recorder::with_write_log`]).
 pub fn record_run_with<'a>(
     s: &mut SimSession,
     job: &JobFile,
     stop: Option<&'a AtomicBool>,
     progress: Option<&'a mut dyn FnMut(RunProgress)>,
     cut: Option<record::MidRunCut>,
+    write_log: bool,
 ) -> Result<(RunResult, Recorder), RunError> {
     let meta = meta_of(s);
-    let mut rec = Recorder::new(&mut s.target.ssd, meta);
+    let mut rec = Recorder::new(&mut s.target.ssd, meta).with_write_log(write_log);
     rec.cut = cut;
     let r = s.run_observed(job, stop, progress, Some(&mut rec))?;
     Ok((r, rec))

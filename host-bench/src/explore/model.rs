@@ -95,16 +95,37 @@ pub struct Frames {
     pub throttled_ns: Vec<u64>,
     /// Host completions in the frame (since the previous one).
     pub completions: Vec<u32>,
-    /// Frames taken after a single host write, kept apart when frames merge (the page steps
-    /// through them one write at a time); not embedded.
+    /// Frames taken after a single host write, kept apart when frames merge (without a write
+    /// log the page steps through them one write at a time); not embedded.
     #[serde(skip)]
     pub fine: Vec<bool>,
+    /// Entries of the run's [`WriteLog`] taken at or before the frame.
+    #[serde(default)]
+    pub writes: Vec<u32>,
     /// Changed sampled blocks: flat [id, state, valid, wp, erase, stream, closed_at] x n.
     pub delta: Vec<Vec<u64>>,
     /// Victims chosen in the frame.
     pub victims: Vec<Vec<VictimRec>>,
     /// On sampled drives: closed blocks by valid fraction, 16 bins, over the whole drive.
     pub hist: Vec<Vec<u32>>,
+}
+
+/// Every host write completion of the run, while there is room (the page steps through them
+/// one at a time from the frame before): when it completed and the sampled blocks whose record
+/// differs from the previous entry's. Records that changed only in valid count and write
+/// pointer (most of them) are stored as those two numbers.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WriteLog {
+    /// Each entry's time minus the previous entry's (the first's: minus 0), ns.
+    pub dt_ns: Vec<u64>,
+    /// Changed blocks per entry.
+    pub n: Vec<u32>,
+    /// The changes, entry after entry: `[2 x block, valid, wp]` when only those moved, else
+    /// `[2 x block + 1, state, valid, wp, erase, stream, closed_at]`.
+    pub ch: Vec<u64>,
+    /// Host writes completed after the log filled up ([`super::record::MAX_WRITE_ENTRIES`]),
+    /// not logged: past the last entry the page steps frame by frame.
+    pub dropped: u64,
 }
 
 /// The charts' intervals as columns (index k is interval k, from frame `from_frame[k]` to
@@ -167,6 +188,8 @@ pub struct Recording {
     pub meta: DriveMeta,
     pub init: Vec<BlockRec>,
     pub frames: Frames,
+    #[serde(default)]
+    pub writes: WriteLog,
     pub dies: DieTimeline,
     /// The charts' values (filled in for the page by `explore::series::chart_series`).
     #[serde(default)]

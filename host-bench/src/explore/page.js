@@ -1,6 +1,6 @@
 // ssdlab explore: replays recorded frames of a simulated run. Everything shown for a moment is
-// read from the frame at or before the cursor time; nothing is simulated here.
-'use strict';
+// read from the frame at or before the cursor time, or from the write log when stepping writes;
+// nothing is simulated here. (After replay.js, which rebuilds the block table.)
 // The data is gzipped JSON in base64 (explore/page.rs); the browser inflates it.
 async function loadData() {
   const node = document.getElementById('data');
@@ -15,7 +15,6 @@ async function loadData() {
   const t0 = performance.now();
   const D = await loadData();
   const tLoaded = performance.now();
-  const K = 32; // keyframe spacing
   const NS = 'http://www.w3.org/2000/svg';
   const $ = (id) => document.getElementById(id);
   const el = (tag, attrs, parent) => {
@@ -28,83 +27,13 @@ async function loadData() {
   };
   const STATE_NAMES = ['free', 'open', 'closed', 'GC victim (relocating)', 'victim (erase pending/erasing)', 'reserved'];
 
-  // ---- block state reconstruction --------------------------------------------------------
-  function blankState(init) {
-    const n = init.length;
-    const s = { st: new Uint8Array(n), valid: new Uint32Array(n), wp: new Uint32Array(n), erase: new Uint32Array(n), stream: new Uint8Array(n), closed: new Float64Array(n) };
-    init.forEach((b, i) => { s.st[i] = b.state; s.valid[i] = b.valid; s.wp[i] = b.wp; s.erase[i] = b.erase; s.stream[i] = b.stream; s.closed[i] = b.closed_at; });
-    return s;
-  }
-  function copyState(s) {
-    return { st: s.st.slice(), valid: s.valid.slice(), wp: s.wp.slice(), erase: s.erase.slice(), stream: s.stream.slice(), closed: s.closed.slice() };
-  }
-  function applyDelta(s, d) {
-    for (let j = 0; j + 6 < d.length; j += 7) {
-      const b = d[j];
-      s.st[b] = d[j + 1]; s.valid[b] = d[j + 2]; s.wp[b] = d[j + 3]; s.erase[b] = d[j + 4]; s.stream[b] = d[j + 5]; s.closed[b] = d[j + 6];
-    }
-  }
-  function decodeDies(r) { // undo the delta encoding: absolute start and end
-    const pairs = (v) => { const o = new Float64Array(v.length); let t = 0; for (let j = 0; j + 1 < v.length; j += 2) { t += v[j]; o[j] = t; o[j + 1] = t + v[j + 1]; } return o; };
-    const S = r.dies.shapes; // [code, duration, transfer]
-    r.dies.ops = r.dies.ops.map((v) => { // to [code, start, end, transfer] x n
-      const o = new Float64Array(2 * v.length); let t = 0, longest = 0;
-      for (let j = 0, q = 0; j + 1 < v.length; j += 2, q += 4) {
-        const sh = S[v[j]];
-        t += v[j + 1]; o[q] = sh[0]; o[q + 1] = t; o[q + 2] = t + sh[1]; o[q + 3] = sh[2]; longest = Math.max(longest, sh[1]);
-      }
-      o.longest = longest;
-      return o;
-    });
-    r.dies.suspends = (r.dies.suspends || []).map(pairs);
-    r.dies.held = r.dies.held.map(pairs);
-  }
-  // First op of a die's list that could still run at time a (ops are in start order).
-  function firstOpFrom(ops, a) {
-    let lo = 0, hi = ops.length / 4;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (ops[4 * m + 1] < a - ops.longest) lo = m + 1; else hi = m; }
-    return 4 * lo;
-  }
-  // Ops of each kind started at or before t on the shown dies.
-  function opsStarted(r, t) {
-    const n = [0, 0, 0];
-    r.dies.ops.forEach((ops) => {
-      let lo = 0, hi = ops.length / 4;
-      while (lo < hi) { const m = (lo + hi) >> 1; if (ops[4 * m + 1] <= t) lo = m + 1; else hi = m; }
-      // Counting by kind needs a pass; cached per die as prefix counts.
-      if (!ops.prefix) { ops.prefix = new Uint32Array(3 * (ops.length / 4 + 1)); for (let j = 0; j < ops.length / 4; j++) for (let k = 0; k < 3; k++) ops.prefix[3 * (j + 1) + k] = ops.prefix[3 * j + k] + ((ops[4 * j] & 3) === k ? 1 : 0); }
-      for (let k = 0; k < 3; k++) n[k] += ops.prefix[3 * lo + k];
-    });
+  // Write entries of run r shown at the cursor (its state includes entries below this).
+  function shownWrites(r) {
+    if (UI.ws && UI.ws.run === r.idx) return UI.ws.e + 1;
+    const t = UI.ws ? runs[UI.ws.run].wt[UI.ws.e] : times[UI.k];
+    let n = r.frames.writes[frameAt(r, t)];
+    if (UI.ws) while (n < r.wt.length && r.wt[n] <= t) n++;
     return n;
-  }
-  function prepare(r) {
-    decodeDies(r);
-    const F = r.frames;
-    r.n = F.t_ns.length;
-    r.keys = [];
-    const s = blankState(r.init);
-    for (let i = 0; i < r.n; i++) {
-      applyDelta(s, F.delta[i]);
-      if (i % K === 0) r.keys.push(copyState(s));
-    }
-    r.cache = { i: -1, s: null };
-    return r;
-  }
-  function stateAt(r, i) {
-    if (r.cache.i === i) return r.cache.s;
-    let s, from;
-    if (r.cache.i >= 0 && r.cache.i < i && i - r.cache.i < K) { s = r.cache.s; from = r.cache.i + 1; }
-    else { s = copyState(r.keys[Math.floor(i / K)]); from = Math.floor(i / K) * K + 1; }
-    for (let j = from; j <= i; j++) applyDelta(s, r.frames.delta[j]);
-    r.cache = { i: i, s: s };
-    return s;
-  }
-  function frameAt(r, t) { // last frame with t_ns <= t (frame 0 if none)
-    const T = r.frames.t_ns;
-    let lo = 0, hi = r.n - 1;
-    if (t >= T[hi]) return hi;
-    while (lo < hi) { const m = (lo + hi + 1) >> 1; if (T[m] <= t) lo = m; else hi = m - 1; }
-    return lo;
   }
 
   // ---- derived series ------------------------------------------------------------------------
@@ -343,7 +272,7 @@ async function loadData() {
     r.histTitle.textContent = title;
   }
 
-  function drawArrows(r, i, s) {
+  function drawArrows(r, i, s, write) {
     const svg = r.arrows;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     const wrap = svg.parentNode.getBoundingClientRect();
@@ -351,11 +280,11 @@ async function loadData() {
     // The victim being relocated now, or else the one chosen (and already moved) in this frame.
     let victim = -1;
     for (let b = 0; b < s.st.length; b++) if (s.st[b] === 3) victim = b;
-    const picked = r.frames.victims[i];
+    const picked = write ? [] : r.frames.victims[i];
     if (victim < 0 && picked.length && picked[picked.length - 1].block < s.st.length) victim = picked[picked.length - 1].block;
     if (victim < 0) return;
     const gcStream = r.meta.hot_cold_separation ? 1 : 0;
-    const d = r.frames.delta[i];
+    const d = write ? [] : r.frames.delta[i];
     const targets = new Set();
     // GC-stream blocks written in this frame: open ones that changed, and ones closed in it.
     const before = i > 0 ? r.frames.host_write_bytes[i - 1] / r.meta.mu_bytes : 0;
@@ -372,16 +301,20 @@ async function loadData() {
     });
   }
 
-  function renderRun(r, t) {
-    const i = frameAt(r, t), F = r.frames, m = r.meta, s = stateAt(r, i);
+  // Run r at time t: the frame at or before t, or, when stepping writes, right after write entry
+  // e (its blocks exact; the counters are the frame's before it).
+  function renderRun(r, t, e) {
+    const i = e >= 0 ? baseFrame(r, e) : frameAt(r, t), F = r.frames, m = r.meta, s = e >= 0 ? stateAtWrite(r, e) : stateAt(r, i);
+    const tt = e >= 0 ? r.wt[e] : F.t_ns[i];
     r.box.setAttribute('data-frame', i);
-    r.box.setAttribute('data-t', F.t_ns[i]);
+    r.box.setAttribute('data-t', tt);
+    if (e >= 0) r.box.setAttribute('data-write', e); else r.box.removeAttribute('data-write');
     const set = (k, v, shown) => { r.ro[k].textContent = shown != null ? shown : String(v); r.ro[k].setAttribute('data-v', String(v)); };
-    set('t_ms', F.t_ns[i], (F.t_ns[i] / 1e6).toFixed(3));
+    set('t_ms', tt, (tt / 1e6).toFixed(3));
     ['host_writes', 'host_reads', 'host_write_bytes', 'nand_write_bytes', 'gc_write_bytes', 'gc_victims', 'erases', 'free_blocks', 'gc_stall_ns', 'throttled_ns', 'host_trim_bytes'].forEach((k) => set(k, F[k][i]));
     set('energy_j', F.energy_j[i], F.energy_j[i].toFixed(4));
     set('wa', wa(F, i).toFixed(4));
-    set('frame', i, i + ' / ' + (r.n - 1));
+    set('frame', i, i + ' / ' + (r.n - 1) + (e >= 0 ? ` + host write ${e + 1} of ${r.wt.length} logged (counters: the frame's)` : ''));
     const mpb = m.mus_per_block;
     for (let b = 0; b < r.cells.length; b++) {
       const c = r.cells[b], st = s.st[b];
@@ -396,16 +329,16 @@ async function loadData() {
     }
     r.cells.forEach((c, b) => c.classList.toggle('sel', !!(UI.sel && UI.sel.run === r.idx && UI.sel.block === b)));
     r.cells.forEach((c) => c.classList.remove('vnew'));
-    F.victims[i].forEach((v) => { if (v.block < r.cells.length) r.cells[v.block].classList.add('vnew'); });
+    if (e < 0) F.victims[i].forEach((v) => { if (v.block < r.cells.length) r.cells[v.block].classList.add('vnew'); });
     if (UI.sel && UI.sel.run === r.idx && UI.sel.block < s.st.length) {
       const b = UI.sel.block, age = F.host_write_bytes[i] / m.mu_bytes - s.closed[b];
       r.selInfo.textContent = `selected block ${b} (die ${Math.floor(b / m.blocks_per_die)}): ${STATE_NAMES[s.st[b]]}, valid ${s.valid[b]} of ${mpb}, write pointer ${s.wp[b]}, erase count ${s.erase[b]}` +
         (s.st[b] === 2 ? `, cost-benefit score ${fmt(cbScore(s.valid[b], mpb, Math.max(0, age)))}` : '');
     } else r.selInfo.textContent = 'click a block for its numbers (or hover it)';
     drawHist(r, i, s);
-    r.shown = { i: i, s: s }; // arrows are drawn once every run is (one layout for all)
+    r.shown = { i: i, s: s, write: e >= 0 }; // arrows are drawn once every run is (one layout for all)
     r.charts.forEach((c) => moveCursor(c, r, i));
-    drawDies(r, t);
+    drawDies(r, tt);
   }
 
   // ---- global state, fragment, controls -------------------------------------------------------
@@ -414,11 +347,13 @@ async function loadData() {
   const tStart = Math.min(...runs.map((r) => r.frames.t_ns[0])); // > 0 on a drive loaded with --from-drive
   const times = Array.from(new Set([].concat(...runs.map((r) => r.frames.t_ns)))).sort((a, b) => a - b);
   const WIN0 = Math.max(2, Math.round((tEnd - tStart) / 1e6 / 200));
-  const UI = { k: 0, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
+  // ws: stepping writes, the state right after run ws.run's write entry ws.e (else null).
+  const UI = { k: 0, ws: null, sel: null, playing: false, view: 'all', bp: {}, status: '', win: WIN0 };
 
   function idxOfTime(t) { let lo = 0, hi = times.length - 1; if (t >= times[hi]) return hi; while (lo < hi) { const m = (lo + hi + 1) >> 1; if (times[m] <= t) lo = m; else hi = m - 1; } return lo; }
   function readHash() {
     const h = new URLSearchParams(location.hash.replace(/^#/, ''));
+    UI.ws = null;
     if (h.has('t')) UI.k = idxOfTime(Number(h.get('t')));
     else if (h.has('f')) UI.k = idxOfTime(runs[0].frames.t_ns[Math.min(runs[0].n - 1, Math.max(0, Number(h.get('f'))))]);
     UI.view = h.get('view') || 'all';
@@ -427,12 +362,17 @@ async function loadData() {
     if (sel) { const [a, b] = sel.split('.').map(Number); UI.sel = b === undefined ? { run: 0, block: a } : { run: a, block: b }; } else UI.sel = null;
     UI.bp = {};
     for (const k of ['gc', 'wa', 'vv', 'free']) if (h.has('bp-' + k)) { UI.bp[k] = Number(h.get('bp-' + k)); $('bp-' + k).value = h.get('bp-' + k); }
+    if (h.has('w')) {
+      const [a, b] = h.get('w').split('.').map(Number);
+      if (runs[a] && b >= 0 && b < runs[a].wt.length) { UI.ws = { run: a, e: b }; UI.k = idxOfTime(runs[a].wt[b]); }
+    }
     for (let n = Number(h.get('stepw') || 0); n > 0; n--) nextWrite();
     if (h.get('play') === '1') play(true);
   }
   function writeHash() {
     const p = new URLSearchParams();
     p.set('t', times[UI.k]);
+    if (UI.ws) p.set('w', UI.ws.run + '.' + UI.ws.e);
     if (UI.view !== 'all') p.set('view', UI.view);
     if (UI.win !== WIN0) p.set('win', UI.win);
     if (UI.sel) p.set('sel', UI.sel.run + '.' + UI.sel.block);
@@ -441,15 +381,19 @@ async function loadData() {
     if (location.hash !== h) history.replaceState(null, '', h);
   }
   function update() {
-    const t = times[UI.k];
+    const t = UI.ws ? runs[UI.ws.run].wt[UI.ws.e] : times[UI.k];
     document.body.className = UI.view === 'map' ? 'hide-charts' : UI.view === 'charts' ? 'hide-map' : '';
     $('view').value = UI.view;
     $('scrub').value = UI.k;
     $('tlabel').textContent = (t / 1e6).toFixed(3) + ' ms';
     $('win').textContent = UI.win >= 1 ? UI.win.toFixed(0) + ' ms' : (UI.win * 1000).toFixed(0) + ' us';
     document.body.setAttribute('data-t', t);
-    runs.forEach((r) => renderRun(r, t));
-    runs.forEach((r) => drawArrows(r, r.shown.i, r.shown.s));
+    runs.forEach((r) => {
+      const n = shownWrites(r);
+      const own = UI.ws && UI.ws.run === r.idx; // the stepped run shows its entry, not a later frame at that instant
+      renderRun(r, t, own || (UI.ws && n > r.frames.writes[frameAt(r, t)]) ? n - 1 : -1);
+    });
+    runs.forEach((r) => drawArrows(r, r.shown.i, r.shown.s, r.shown.write));
     $('status').textContent = UI.status;
   }
   // A breakpoint is hit at time index k when some run's frames at that moment (those after the
@@ -471,6 +415,7 @@ async function loadData() {
     return null;
   }
   function step(n) { // advance up to n time steps, stopping at a breakpoint
+    UI.ws = null;
     for (let j = 0; j < n; j++) {
       if (UI.k >= times.length - 1) { play(false); break; }
       UI.k++;
@@ -488,8 +433,25 @@ async function loadData() {
     if (on) { UI.status = ''; timer = setInterval(() => { step(Number($('speed').value)); update(); if (!UI.playing) writeHash(); }, 40); }
     else writeHash();
   }
-  // The next moment a run completes a host write; says so when a merged frame holds several.
+  // The next host write any run completes: from the runs' write logs (exact: one write, the
+  // blocks it changed), or past their end the next frame with more host writes (which says how
+  // many it holds).
   function nextWrite() {
+    let best = null;
+    for (const r of runs) {
+      const n = shownWrites(r);
+      if (n < r.wt.length && (!best || r.wt[n] < best.t)) best = { run: r.idx, e: n, t: r.wt[n] };
+    }
+    if (best) {
+      UI.ws = { run: best.run, e: best.e };
+      UI.k = idxOfTime(best.t);
+      UI.status = `${runs[best.run].label}: host write ${best.e + 1} of the ${runs[best.run].wt.length} logged`;
+      document.body.setAttribute('data-step-writes', 1);
+      document.body.setAttribute('data-step-run', best.run);
+      document.body.setAttribute('data-step-entry', best.e);
+      return;
+    }
+    if (UI.ws) { UI.k = idxOfTime(runs[UI.ws.run].wt[UI.ws.e]); UI.ws = null; }
     for (let k = UI.k + 1; k < times.length; k++) {
       for (const r of runs) {
         const i = frameAt(r, times[k]), F = r.frames;
@@ -497,7 +459,7 @@ async function loadData() {
         if (F.t_ns[i] !== times[k] || i === 0 || F.host_writes[i] === F.host_writes[i0]) continue;
         const n = F.host_writes[i] - F.host_writes[i0];
         UI.k = k;
-        UI.status = n === 1 ? `${r.label}: host write #${F.host_writes[i]}` : `${r.label}: ${n} host writes at once (completed at one instant, or a merged frame: single writes are kept for the first writes after GC starts)`;
+        UI.status = n === 1 ? `${r.label}: host write #${F.host_writes[i]}` : `${r.label}: ${n} host writes at once (completed at one instant, or a merged frame past the end of the write log)`;
         document.body.setAttribute('data-step-writes', n);
         return;
       }
@@ -529,12 +491,12 @@ async function loadData() {
   const root = $('runs');
   runs.forEach((r, idx) => buildRun(r, idx, tEnd, root));
   $('scrub').max = times.length - 1;
-  $('scrub').addEventListener('input', () => { UI.k = Number($('scrub').value); UI.status = ''; update(); writeHash(); });
+  $('scrub').addEventListener('input', () => { UI.ws = null; UI.k = Number($('scrub').value); UI.status = ''; update(); writeHash(); });
   $('play').addEventListener('click', () => play(!UI.playing));
   $('next').addEventListener('click', () => { step(1); update(); writeHash(); });
-  $('prev').addEventListener('click', () => { UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
+  $('prev').addEventListener('click', () => { UI.ws = null; UI.k = Math.max(0, UI.k - 1); update(); writeHash(); });
   $('nextw').addEventListener('click', () => { nextWrite(); update(); writeHash(); });
-  $('nextgc').addEventListener('click', () => { nextVictim(1); update(); writeHash(); });
+  $('nextgc').addEventListener('click', () => { UI.ws = null; nextVictim(1); update(); writeHash(); });
   $('zin').addEventListener('click', () => { UI.win = Math.max(0.01, UI.win / 4); update(); writeHash(); });
   $('zout').addEventListener('click', () => { UI.win = Math.min((tEnd - tStart) / 1e6, UI.win * 4); update(); writeHash(); });
   $('view').addEventListener('change', () => { UI.view = $('view').value; update(); writeHash(); });

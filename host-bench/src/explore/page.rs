@@ -9,7 +9,8 @@ use std::io::{Read, Write};
 
 const TEMPLATE: &str = include_str!("page.html");
 const CSS: &str = include_str!("page.css");
-const JS: &str = include_str!("page.js");
+/// replay.js first: page.js uses its functions.
+const JS: &str = concat!(include_str!("replay.js"), include_str!("page.js"));
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /// Marks the start of the embedded data in the page.
 const DATA_OPEN: &str = "<script type=\"application/gzip+base64\" id=\"data\">";

@@ -2,10 +2,16 @@
 //! after completions (never writes to the drive), keeping a bounded number of frames: one per
 //! `every` host completions and one whenever GC picks a victim. Past [`MAX_FRAMES`] neighbouring
 //! frames merge (exactly: the later frame's counters, both frames' block changes) and `every`
-//! doubles, so memory and the page's size stay bounded for runs of any length.
+//! doubles, so memory and the page's size stay bounded for runs of any length. Besides the
+//! frames it logs the blocks each host write changed ([`WriteLog`], up to
+//! [`MAX_WRITE_ENTRIES`] writes), so the page can step one write at a time anywhere.
 
+use super::diff::BlockShadow;
+pub use super::latency::latency_bucket_upper_ns;
+pub(crate) use super::latency::{lat_bucket, lat_upper, LAT_BUCKETS};
 use super::model::*;
 use super::optrace::DieRecorder;
+use super::writewatch::WriteWatch;
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::sim::SimTarget;
 use ftl::blocks::BlockState;
@@ -17,13 +23,14 @@ pub const MAX_FRAMES: usize = 2400;
 pub const MAX_SAMPLED_BLOCKS: u32 = 4096;
 /// Larger drives show their first dies, about this many blocks, plus histograms of all blocks.
 pub const SAMPLE_BLOCKS: u32 = 1024;
-/// Host writes after GC's first victim that get a frame each, never merged: there the page
-/// steps one host write at a time.
+/// Without a write log: host writes after GC's first victim that get a frame each, never
+/// merged (there the page steps one host write at a time).
 pub const FINE_WRITES: u32 = 1000;
+/// Host writes logged one by one at most (a lesson on `tiny` has about 62,000): past this the
+/// page steps frame by frame. Bounds the page's size (~8 bytes per write once gzipped).
+pub const MAX_WRITE_ENTRIES: usize = 150_000;
 /// Cost-benefit candidates kept beside each victim.
 pub const RIVALS: usize = 5;
-/// Latency buckets: 4 per power of two of ns.
-pub(crate) const LAT_BUCKETS: usize = 256;
 
 /// A power cut planned at a simulated instant during the run (`explore --power-cut-at`).
 pub struct MidRunCut {
@@ -51,37 +58,30 @@ pub struct Recorder {
     touched: Vec<u16>,
     /// Scratch for merging: per block, the merged frame (+1) and position it was last put at.
     seen: Vec<(u32, usize)>,
-    last: Vec<BlockRec>,
+    shadow: BlockShadow,
+    /// Scratch: the blocks changed at the last look, with their records before.
+    changed: Vec<(u32, BlockRec)>,
+    /// Blocks changed since the last frame, and a mark per block for "in the list".
+    dirty: Vec<u32>,
+    dirty_mark: Vec<bool>,
+    /// Blocks changed since the last write entry, with their records at that entry.
+    wdirty: Vec<(u32, BlockRec)>,
+    wdirty_mark: Vec<bool>,
+    writes: WriteLog,
+    last_write_ns: u64,
+    /// Which blocks a write can have changed (what the per-write look covers).
+    ww: WriteWatch,
+    /// Log every host write ([`Recorder::with_write_log`]).
+    write_log: bool,
+    /// Without a write log: single-write frames still to take once GC has started.
+    fine_left: u32,
+    /// Victims seen since the last frame.
+    victims: Vec<VictimRec>,
     every: u32,
     since: u32,
     last_victims: u64,
-    /// Single-write frames still to take once GC has started.
-    fine_left: u32,
     calls: u64,
     dies: DieRecorder,
-}
-
-fn lat_bucket(ns: u64) -> usize {
-    if ns < 4 {
-        return nand_model::cast::usize_from(ns);
-    }
-    let lg = 63 - ns.leading_zeros() as usize;
-    (lg * 4 + ((ns >> (lg - 2)) & 3) as usize).min(LAT_BUCKETS - 1)
-}
-
-/// Upper edge of a latency bucket, ns.
-pub(crate) fn lat_upper(b: usize) -> u64 {
-    if b < 8 {
-        return (b as u64).min(4); // 0..=3 exact; 4..8 unused
-    }
-    let (lg, sub) = (b / 4, b % 4);
-    ((4 + sub as u64 + 1) << (lg - 2)).saturating_sub(1)
-}
-
-/// The upper edge (ns) of the latency bucket `ns` falls in: what a percentile of the page
-/// reports for a latency of `ns`.
-pub fn latency_bucket_upper_ns(ns: u64) -> u64 {
-    lat_upper(lat_bucket(ns))
 }
 
 /// The state of block `b` as drawn.
@@ -91,7 +91,7 @@ pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
 
 /// [`block_rec`] with the victim being relocated already looked up.
 #[inline]
-fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
+pub(super) fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
     let t = &ssd.core.blocks;
     let i = b as usize;
     let state = match t.state[i] {
@@ -133,9 +133,21 @@ impl Recorder {
     pub fn new(ssd: &mut SimSsd, meta: DriveMeta) -> Recorder {
         let init: Vec<BlockRec> = (0..meta.sampled_blocks).map(|b| block_rec(ssd, b)).collect();
         let dies = DieRecorder::start(ssd, meta.sampled_blocks / meta.blocks_per_die.max(1));
+        let n = init.len();
         let mut r = Recorder {
             cut: None,
-            last: init.clone(),
+            shadow: BlockShadow::new(ssd, &init),
+            changed: Vec::new(),
+            dirty: Vec::new(),
+            dirty_mark: vec![false; n],
+            wdirty: Vec::new(),
+            wdirty_mark: vec![false; n],
+            writes: WriteLog::default(),
+            last_write_ns: 0,
+            ww: WriteWatch::default(),
+            write_log: false,
+            fine_left: FINE_WRITES,
+            victims: Vec::new(),
             init,
             meta,
             frames: Frames::default(),
@@ -147,12 +159,19 @@ impl Recorder {
             every: 1,
             since: 0,
             last_victims: ssd.core.stats.gc_victims,
-            fine_left: FINE_WRITES,
             calls: 0,
             dies,
         };
         r.frame(ssd);
         r
+    }
+
+    /// Logs every host write's block changes (up to [`MAX_WRITE_ENTRIES`]), so the page steps
+    /// one write at a time anywhere, instead of single-write frames for the first
+    /// [`FINE_WRITES`] writes after GC starts. Costs about 1,000 instructions per write.
+    pub fn with_write_log(mut self, on: bool) -> Recorder {
+        self.write_log = on;
+        self
     }
 
     pub fn meta(&self) -> &DriveMeta {
@@ -179,10 +198,11 @@ impl Recorder {
             self.cur_lat[b] += 1;
         }
         self.dies.sample_held(ssd);
-        let fine = self.fine_left > 0
-            && ssd.core.stats.gc_victims > 0
-            && done.is_some_and(|c| c.dir == crate::device::IoDir::Write);
-        if fine {
+        let write = done.is_some_and(|c| c.dir == crate::device::IoDir::Write);
+        if self.write_log && write {
+            self.log_write(ssd);
+        }
+        if !self.write_log && write && self.fine_left > 0 && ssd.core.stats.gc_victims > 0 {
             self.fine_left -= 1;
             self.frame(ssd);
             // frame() has just pushed this frame's flag.
@@ -192,11 +212,101 @@ impl Recorder {
         } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
+        if let Some(c) = done {
+            self.ww.completed(c);
+        }
+    }
+
+    /// Finds the blocks changed since the last look: notes them for the next frame and the next
+    /// write entry, and new victims for the next frame.
+    /// Looks only at the blocks that can have changed when that is known ([`WriteWatch`]).
+    fn look(&mut self, ssd: &SimSsd) {
+        self.changed.clear();
+        let cands = self.ww.candidates(ssd);
+        let full = cands.is_none();
+        match cands {
+            Some((any, closed)) => self.shadow.changes_of(ssd, any, closed, &mut self.changed),
+            None => self.shadow.changes(ssd, &mut self.changed),
+        }
+        #[cfg(debug_assertions)]
+        if !full {
+            let mut missed = Vec::new();
+            self.shadow.changes(ssd, &mut missed);
+            let now: Vec<BlockRec> = missed.iter().map(|c| self.shadow.last[c.0 as usize]).collect();
+            debug_assert!(missed.is_empty(), "explore: a short look missed block changes {missed:?}, now {now:?}");
+        }
+        self.ww.looked(ssd, &self.shadow.last, &self.changed, full);
+        if self.changed.is_empty() {
+            return;
+        }
+        let log = self.writes.n.len() < MAX_WRITE_ENTRIES;
+        for &(b, old) in &self.changed {
+            let i = b as usize;
+            if !self.dirty_mark[i] {
+                self.dirty_mark[i] = true;
+                self.dirty.push(b);
+            }
+            if log && !self.wdirty_mark[i] {
+                self.wdirty_mark[i] = true;
+                self.wdirty.push((b, old));
+            }
+            let r = self.shadow.last[i];
+            let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
+            if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
+                let valid = match ssd.gc_relocating() {
+                    Some((v, n)) if v == b => n,
+                    _ => old.valid,
+                };
+                let age = ssd.core.stats.host_write_mus.saturating_sub(old.closed_at);
+                let mpb = self.meta.mus_per_block;
+                self.victims.push(VictimRec {
+                    block: b,
+                    valid,
+                    score: Some(ftl::gc::policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
+                    rivals: rivals(ssd, b),
+                });
+            }
+        }
+    }
+
+    /// A host write completed now: logs the blocks changed since the previous one.
+    #[allow(clippy::cast_possible_truncation)] // changed blocks per write are far below u32
+    fn log_write(&mut self, ssd: &SimSsd) {
+        self.look(ssd);
+        let w = &mut self.writes;
+        if w.n.len() >= MAX_WRITE_ENTRIES {
+            w.dropped += 1;
+            return;
+        }
+        let now = ssd.now();
+        w.dt_ns.push(now - self.last_write_ns);
+        self.last_write_ns = now;
+        w.n.push(self.wdirty.len() as u32);
+        for &(b, old) in &self.wdirty {
+            let r = self.shadow.last[b as usize];
+            self.wdirty_mark[b as usize] = false;
+            let b = b as u64;
+            // Pushed one by one: the compiler inlines these but not a copy from a slice.
+            let full = (r.state, r.erase, r.stream, r.closed_at) != (old.state, old.erase, old.stream, old.closed_at);
+            w.ch.push(2 * b + u64::from(full));
+            if full {
+                w.ch.push(r.state as u64);
+            }
+            w.ch.push(r.valid as u64);
+            w.ch.push(r.wp as u64);
+            if full {
+                w.ch.push(r.erase as u64);
+                w.ch.push(r.stream as u64);
+                w.ch.push(r.closed_at);
+            }
+        }
+        self.wdirty.clear();
     }
 
     /// Takes a frame now.
     #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
     pub fn frame(&mut self, ssd: &SimSsd) {
+        self.look(ssd);
         let c = ssd.counters();
         let idx = self.frames.t_ns.len() as u32;
         let f = &mut self.frames;
@@ -216,51 +326,14 @@ impl Recorder {
         f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
         f.completions.push(self.since);
         f.fine.push(false);
+        f.writes.push(self.writes.n.len() as u32);
         let mpb = self.meta.mus_per_block;
-        let reloc = ssd.gc_relocating();
-        let now_mus = ssd.core.stats.host_write_mus;
-        let mut victims = Vec::new();
-        let relocating = ssd.core.relocating();
-        let t = &ssd.core.blocks;
-        let n = self.meta.sampled_blocks as usize;
-        let cheap = t.valid[..n].iter().zip(&t.write_ptr[..n]).zip(&t.erase_count[..n]).zip(&t.state[..n]);
-        for (b, (((&valid, &wp), &erase), &state)) in cheap.enumerate() {
-            // Most blocks are unchanged: compare the fields that move before building a record.
-            let old = self.last[b];
-            let same_state = match state {
-                BlockState::Free => old.state == ST_FREE,
-                BlockState::Open => old.state == ST_OPEN,
-                BlockState::Closed => matches!(old.state, ST_CLOSED | ST_RESERVED),
-                BlockState::Victim => {
-                    old.state == ST_ERASING && relocating != Some(b as u32)
-                        || old.state == ST_RELOCATING && relocating == Some(b as u32)
-                }
-            };
-            if same_state && valid == old.valid && wp == old.wp && erase == old.erase {
-                continue;
-            }
-            let b = b as u32;
-            let r = block_rec_with(ssd, b, relocating);
-            if r != old {
-                let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
-                if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
-                    let valid = match reloc {
-                        Some((v, n)) if v == b => n,
-                        _ => old.valid,
-                    };
-                    let age = now_mus.saturating_sub(old.closed_at);
-                    victims.push(VictimRec {
-                        block: b,
-                        valid,
-                        score: Some(ftl::gc::policy::score(valid, mpb, age)).filter(|s| s.is_finite()),
-                        rivals: rivals(ssd, b),
-                    });
-                }
-                self.deltas.push((idx, b, r));
-                self.last[b as usize] = r;
-            }
+        for &b in &self.dirty {
+            self.dirty_mark[b as usize] = false;
+            self.deltas.push((idx, b, self.shadow.last[b as usize]));
         }
-        f.victims.push(victims);
+        self.dirty.clear();
+        f.victims.push(std::mem::take(&mut self.victims));
         if self.meta.sampled_blocks < self.meta.blocks {
             let t = &ssd.core.blocks;
             let mut h = vec![0u32; 16];
@@ -324,7 +397,8 @@ impl Recorder {
                 gc_stall_ns,
                 energy_j,
                 throttled_ns,
-                fine
+                fine,
+                writes
             );
             out.completions.push(span.clone().map(|i| f.completions[i]).sum());
             out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
@@ -390,6 +464,7 @@ impl Recorder {
             meta: self.meta,
             init: self.init,
             frames,
+            writes: self.writes,
             dies,
             series: Default::default(),
             lat: self.lat,
@@ -436,7 +511,13 @@ impl Device for Observed<'_> {
         self.target.now_ns()
     }
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
-        self.target.submit(req)
+        let dir = req.dir;
+        self.rec.ww.submitted(&self.target.ssd, &req, self.rec.meta.sampled_blocks);
+        let r = self.target.submit(req);
+        if r.is_err() {
+            self.rec.ww.refused(dir);
+        }
+        r
     }
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
         let cut_at = self.rec.cut.as_ref().filter(|c| c.report.is_none()).map(|c| c.at_ns);
@@ -495,17 +576,6 @@ mod tests {
         for (k, col) in v.as_object().unwrap() {
             let len = col.as_array().unwrap().len();
             assert!(len == n || (k == "hist" && len == 0), "column {k}: {len} entries, {n} frames");
-        }
-    }
-
-    #[test]
-    fn latency_buckets_bound_their_values() {
-        for ns in [0u64, 1, 3, 4, 5, 7, 8, 100, 1000, 12_345, 1 << 40] {
-            let b = lat_bucket(ns);
-            assert!(lat_upper(b) >= ns, "{ns}: bucket {b} upper {}", lat_upper(b));
-            if b > 8 {
-                assert!(lat_upper(b - 1) < ns, "{ns}: bucket {b} too coarse");
-            }
         }
     }
 }
