@@ -117,12 +117,12 @@ mod tests {
         let mut x = 7u64;
         for _ in 0..2000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let b = (x >> 33) as u32 % 40;
-            if (x >> 20) % 5 == 0 {
+            let b = u32::try_from((x >> 33) % 40).unwrap_or(0);
+            if (x >> 20).is_multiple_of(5) {
                 c.remove(b);
                 model[b as usize] = None;
             } else {
-                let v = (x >> 40) as u32 % 6;
+                let v = u32::try_from((x >> 40) % 6).unwrap_or(0);
                 c.set(b, v);
                 model[b as usize] = Some((v, t));
                 t += 1;
