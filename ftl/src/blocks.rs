@@ -1,6 +1,7 @@
 //! The block table: per die-block state, valid count, write and program pointers, erase count,
 //! and the per-die free lists. Flat `Vec`s indexed by block id.
 
+use crate::candidates::Candidates;
 use crate::die_mask::DieMask;
 use crate::layout::Layout;
 use std::collections::VecDeque;
@@ -38,15 +39,9 @@ pub struct BlockTable {
     free_total: u32,
     /// Blocks taken out of service (bad-block spares and metadata): never written.
     pub reserved: u32,
-    /// Closed blocks of each die bucketed by valid count (intrusive doubly-linked lists; die
-    /// `d`'s bucket `v` at `d * bucket_stride + v`), so greedy finds a die's emptiest block in
-    /// O(1) amortised instead of scanning the die's blocks on every victim.
-    bucket_head: Vec<u32>,
-    bucket_stride: u32,
-    pub(crate) next: Vec<u32>,
-    pub(crate) prev: Vec<u32>,
-    /// Per die: no non-empty bucket below this valid count.
-    min_hint: Vec<u32>,
+    /// GC candidates (closed blocks, reserved ones excepted) by valid count and when it last
+    /// changed: greedy takes a die's fewest-valid candidate, the latest changed among equals.
+    pub(crate) candidates: Candidates,
     /// Changes to where blocks can be taken (blocks returned to the free lists, victims chosen):
     /// lets callers cache "no block available".
     pub releases: u64,
@@ -63,8 +58,6 @@ pub struct BlockTable {
     #[serde(skip)]
     supply: Vec<u32>,
 }
-
-const NIL: u32 = u32::MAX;
 
 impl BlockTable {
     /// All blocks free except `reserved_per_die` at the top of each die.
@@ -100,11 +93,7 @@ impl BlockTable {
             free_dies,
             free_total: usable * layout.dies,
             reserved: reserved_per_die * layout.dies,
-            bucket_head: vec![NIL; (layout.mus_per_block as usize + 1) * layout.dies as usize],
-            bucket_stride: layout.mus_per_block + 1,
-            next: vec![NIL; n],
-            prev: vec![NIL; n],
-            min_hint: vec![0; layout.dies as usize],
+            candidates: Candidates::new(n, layout.mus_per_block),
             releases: 0,
             blocks_per_die: layout.blocks_per_die,
             victims_on_die: vec![0; layout.dies as usize],
@@ -152,61 +141,22 @@ impl BlockTable {
         &self.host_free_dies
     }
 
-    /// Index of `b`'s bucket for valid count `v`.
-    #[inline]
-    fn bucket(&self, b: u32, v: u32) -> usize {
-        ((b / self.blocks_per_die) * self.bucket_stride + v) as usize
-    }
-
-    fn link(&mut self, b: u32) {
-        let v = self.valid[b as usize];
-        let k = self.bucket(b, v);
-        let head = self.bucket_head[k];
-        self.next[b as usize] = head;
-        self.prev[b as usize] = NIL;
-        if head != NIL {
-            self.prev[head as usize] = b;
-        }
-        self.bucket_head[k] = b;
-        let die = (b / self.blocks_per_die) as usize;
-        self.min_hint[die] = self.min_hint[die].min(v);
-    }
-
-    fn unlink(&mut self, b: u32) {
-        let (n, p) = (self.next[b as usize], self.prev[b as usize]);
-        if p != NIL {
-            self.next[p as usize] = n;
-        } else {
-            let k = self.bucket(b, self.valid[b as usize]);
-            self.bucket_head[k] = n;
-        }
-        if n != NIL {
-            self.prev[n as usize] = p;
-        }
-    }
-
     /// One more valid MU in `b`. Only open blocks gain data, but the unit that fills a block
-    /// closes it before it is bound, hence the relink.
+    /// closes it before it is bound, hence the restamp.
     #[inline]
     pub fn inc_valid(&mut self, b: u32) {
-        if self.state[b as usize] == BlockState::Closed {
-            self.unlink(b);
-            self.valid[b as usize] += 1;
-            self.link(b);
-        } else {
-            self.valid[b as usize] += 1;
+        self.valid[b as usize] += 1;
+        if self.candidates.contains(b) {
+            self.candidates.set(b, self.valid[b as usize]);
         }
     }
 
     /// One MU of `b` became invalid.
     #[inline]
     pub fn dec_valid(&mut self, b: u32) {
-        if self.state[b as usize] == BlockState::Closed {
-            self.unlink(b);
-            self.valid[b as usize] -= 1;
-            self.link(b);
-        } else {
-            self.valid[b as usize] -= 1;
+        self.valid[b as usize] -= 1;
+        if self.candidates.contains(b) {
+            self.candidates.set(b, self.valid[b as usize]);
         }
     }
 
@@ -214,14 +164,12 @@ impl BlockTable {
     pub fn close(&mut self, b: u32, now_mus: u64) {
         self.state[b as usize] = BlockState::Closed;
         self.closed_at[b as usize] = now_mus;
-        self.link(b);
+        self.candidates.set(b, self.valid[b as usize]);
     }
 
     /// A closed block is chosen as GC victim.
     pub fn mark_victim(&mut self, b: u32) {
-        if self.state[b as usize] == BlockState::Closed {
-            self.unlink(b);
-        }
+        self.candidates.remove(b);
         self.state[b as usize] = BlockState::Victim;
         let die = b / self.blocks_per_die;
         self.victims_on_die[die as usize] += 1;
@@ -253,20 +201,10 @@ impl BlockTable {
         self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
     }
 
-    /// The closed block of `die` with the fewest valid MUs, if it has fewer than `limit`.
+    /// The closed block of `die` with the fewest valid MUs, if it has fewer than `limit`; of
+    /// equals, the one whose count changed last.
     pub fn min_valid_closed_on_die(&mut self, die: u32, limit: u32) -> Option<u32> {
-        let base = (die * self.bucket_stride) as usize;
-        let mut v = self.min_hint[die as usize];
-        while v < limit.min(self.bucket_stride) {
-            let h = self.bucket_head[base + v as usize];
-            if h != NIL {
-                self.min_hint[die as usize] = v;
-                return Some(h);
-            }
-            v += 1;
-        }
-        self.min_hint[die as usize] = v;
-        None
+        self.candidates.best_in(self.die_blocks(die), limit)
     }
 
     /// The closed block with the fewest valid MUs on the whole drive, if it has fewer than
@@ -326,20 +264,16 @@ impl BlockTable {
         self.releases += 1;
     }
 
-    /// Relinks every closed block (reserved ones excluded) into the valid-count buckets, after
-    /// `state` and `valid` were rewritten wholesale (power-loss recovery).
+    /// Restamps every closed block (reserved ones excluded) as a GC candidate, in block order,
+    /// after `state` and `valid` were rewritten wholesale (power-loss recovery).
     #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
-    pub fn rebuild_buckets(&mut self) {
-        self.bucket_head.fill(NIL);
-        self.next.fill(NIL);
-        self.prev.fill(NIL);
-        self.min_hint.fill(0);
+    pub fn restamp_candidates(&mut self) {
+        self.candidates.clear();
         for b in 0..self.state.len() as u32 {
             if self.state[b as usize] == BlockState::Closed && !self.is_reserved(b) {
-                self.link(b);
+                self.candidates.set(b, self.valid[b as usize]);
             }
         }
-        self.min_hint.fill(0);
     }
 
     /// Rebuilds the per-die free lists from `state` (lowest block first).

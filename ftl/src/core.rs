@@ -221,7 +221,7 @@ impl FtlCore {
 
     /// Takes the next `n` units of the open program unit of `stream` (`live` of them bound to
     /// data, `host` of those host data): advances the write pointer, adds the valid count (the
-    /// block is still open, so no bucket moves) and, when the unit is full, emits its program
+    /// block is still open, so not yet a GC candidate) and, when the unit is full, emits its program
     /// and closes the block if that was its last unit.
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)] // stream indices are 0 and 1
@@ -295,7 +295,8 @@ impl FtlCore {
     }
 
     /// Prefetches what a host write of `lpn` will update besides its mapping entry (assumed
-    /// cached): the old unit's live-bit word and its block's counters. No effect on state.
+    /// cached): the old unit's live-bit word and its block's valid count and GC key. No effect
+    /// on state.
     #[inline]
     pub fn prefetch_overwrite(&self, lpn: u32) {
         let Some(&old) = self.l2p.get(lpn as usize) else { return };
@@ -303,9 +304,7 @@ impl FtlCore {
             self.live.prefetch(old);
             let b = self.layout.block_of(old) as usize;
             prefetch(&self.blocks.valid, b);
-            prefetch(&self.blocks.state, b);
-            prefetch(&self.blocks.next, b);
-            prefetch(&self.blocks.prev, b);
+            self.blocks.candidates.prefetch(b);
         }
     }
 

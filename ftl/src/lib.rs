@@ -5,6 +5,7 @@
 //! a host-facing device API.
 
 pub mod blocks;
+pub mod candidates;
 pub mod config;
 pub mod core;
 mod dev_events;

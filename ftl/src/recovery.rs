@@ -58,7 +58,7 @@ pub struct PowerCutReport {
 }
 
 impl FtlCore {
-    /// Rebuilds mapping, valid counts, block states, bucket and free lists and the streams from
+    /// Rebuilds mapping, valid counts, block states, GC candidates and free lists and the streams from
     /// the spare areas of programmed units and the TRIM journal. `erase_interrupted` lists the
     /// victims whose erase was under way at the cut: their content is undefined, so they are
     /// erased again. Open blocks are closed (truncated) where their programmed part ends.
@@ -111,7 +111,7 @@ impl FtlCore {
             }
         }
         rep.mapped_lpns = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
-        self.blocks.rebuild_buckets();
+        self.blocks.restamp_candidates();
         self.blocks.rebuild_free_lists(&self.layout);
         self.restart_streams(rep.max_seq.wrapping_add(1));
         self.check_invariants().map_err(RecoveryError::Inconsistent)?;

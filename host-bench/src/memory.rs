@@ -17,7 +17,7 @@ use std::fmt;
 const TABLE_BYTES_PER_UNIT: f64 = 8.125;
 /// Write sequences kept for power-loss recovery, bytes per unit.
 const SEQUENCE_BYTES_PER_UNIT: f64 = 4.0;
-/// Block table per block: state, stream, counters, pointers, bucket links, close time, free list.
+/// Block table per block: state, stream, counters, pointers, GC candidate key, close time, free list.
 const BYTES_PER_BLOCK: u64 = 40;
 /// The process itself, the NAND model, write buffer and queues: measured ~6 MiB on `tiny`.
 pub const BASE_BYTES: u64 = 32 << 20;

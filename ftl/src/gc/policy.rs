@@ -2,8 +2,8 @@
 //! relocation that carries it out).
 //!
 //! - Greedy: fewest valid units (Rosenblum & Ousterhout's "greedy" cleaner). With large blocks it
-//!   behaves like FIFO for uniform writes (Desnoyers 2012). O(1) amortised via the block table's
-//!   valid-count buckets.
+//!   behaves like FIFO for uniform writes (Desnoyers 2012). One pass over the chosen die's valid
+//!   counts per victim (ties: the block that reached its count last, see `BlockTable::stamp`).
 //! - Cost-benefit: maximise `(1 - u) * age / (2u)` (Rosenblum & Ousterhout 1992; the `2u` counts
 //!   reading and rewriting the live data), with age in host MUs written since the block closed.
 //!   Better than greedy under skew with separated streams, because cold blocks are collected at
@@ -112,8 +112,8 @@ impl VictimChooser {
     }
 }
 
-/// The policy's choice among the candidates of one die: greedy from the die's valid-count
-/// buckets (O(1) amortised), cost-benefit by a scan of its blocks (ties go to the lowest block
+/// The policy's choice among the candidates of one die: greedy by a pass over the die's valid
+/// counts, cost-benefit by a scan of its blocks (ties go to the lowest block
 /// id, for determinism).
 fn choose_on_die(blocks: &mut BlockTable, die: u32, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
     match policy {
