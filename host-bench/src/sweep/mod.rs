@@ -497,4 +497,37 @@ mod tests {
             assert_eq!((0..3).filter(|k| Shard { k: *k, n: 3 }.contains(i)).count(), 1);
         }
     }
+
+    /// The serde row's header is the documented one, reals are written as `Display` writes them,
+    /// an absent power setting is an empty cell, and a job name cannot add a column.
+    #[test]
+    fn csv_rows_keep_the_header_and_number_format() {
+        let row = Row {
+            index: 3,
+            drive: "tiny".into(),
+            user_capacity_bytes: 70 << 20,
+            op_pct: 28.0,
+            power_state: None,
+            power_cap_w: Some(2.5),
+            seed_index: 1,
+            seed: 9,
+            job: "a,b".into(),
+            read_iops: 0.0,
+            write_iops: 1234.5,
+            read_p99_us: 0.0,
+            write_p99_us: 80.25,
+            write_amplification: 1.0,
+            avg_power_w: 2.0,
+            peak_power_w: 2.5,
+            iops_per_w: 617.25,
+            energy_per_io_uj: 1620.0,
+            throttled_pct: 0.0,
+        };
+        let t = Table { version: "0".into(), spec: spec(), points_total: 1, rows: vec![row], interrupted: false };
+        let csv = to_csv(&t).unwrap();
+        assert_eq!(
+            csv,
+            format!("{CSV_HEADER}\n3,tiny,73400320,28,,2.5,1,9,a_b,0,1234.5,0,80.25,1,2,2.5,617.25,1620,0\n")
+        );
+    }
 }
