@@ -2,6 +2,7 @@
 //! the profile table and the remainder assumption are the suite's
 //! (`host_bench::suites::vdbench`), so `ssdlab profile` and `ssdlab validate` run the same mix.
 
+use host_bench::job::BsSplitEntry;
 use host_bench::suites::vdbench::{normalized_split, PROFILES};
 pub use host_bench::suites::vdbench::{AppProfile, REMAINDER_ASSUMPTION};
 
@@ -19,6 +20,16 @@ pub fn rescaled(split: &[(u32, f64)]) -> String {
 /// fio `bssplit=READ,WRITE`.
 pub fn bssplit(p: &AppProfile) -> String {
     format!("{},{}", rescaled(p.read_split), rescaled(p.write_split))
+}
+
+/// The profile's `bssplit` as the job parser resolves [`bssplit`]: read, write, and trim (fio
+/// repeats the last list given).
+pub fn split_entries(p: &AppProfile) -> [Vec<BsSplitEntry>; 3] {
+    let entries = |s: &[(u32, f64)]| -> Vec<BsSplitEntry> {
+        normalized_split(s).into_iter().map(|(kib, percent)| BsSplitEntry { bytes: kib * 1024, percent }).collect()
+    };
+    let write = entries(p.write_split);
+    [entries(p.read_split), write.clone(), write]
 }
 
 /// Mean transfer size in bytes of the rescaled mix (for sizing runs).

@@ -11,12 +11,11 @@
 use crate::plan::{BlockSize, Metric, Phase, Plan};
 use ftl::ValidatedProfile;
 use host_bench::drive_stats::DriveStats;
-use host_bench::job::{self, ParseOptions};
+use host_bench::job::{JobFile, JobSpec, RwMode, SizeSpec};
 use host_bench::limits::LimitShares;
 use host_bench::report::{job_figures, DirFigures, FioJobJson, JobFigures};
 use host_bench::simrun::{SimConfig, SimSession};
 use rayon::prelude::*;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -171,7 +170,7 @@ fn run_group(
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
     if s.from_drive.is_none() {
-        if let Err(e) = run_text(&mut session, &fill_job(), s) {
+        if let Err(e) = run_jobs(&mut session, &fill_job(), s) {
             return members.iter().map(|&i| (i, Err(format!("fill: {e}")))).collect();
         }
     }
@@ -180,7 +179,7 @@ fn run_group(
         let p = &plans[i];
         if p.phase == Phase::Random && p.steady && !preconditioned {
             preconditioned = true;
-            if let Err(e) = run_text(&mut session, &precondition_job(user_bytes), s) {
+            if let Err(e) = run_jobs(&mut session, &precondition_job(user_bytes), s) {
                 out.extend(
                     members
                         .iter()
@@ -208,21 +207,20 @@ fn run_group(
 }
 
 /// Runs one job; a run the stop token cut short (or that would start after it) is no result.
-fn run_text(session: &mut SimSession, text: &str, s: &RunSettings) -> Result<(), String> {
-    run_result(session, text, s).map(|_| ())
+fn run_jobs(session: &mut SimSession, file: &JobFile, s: &RunSettings) -> Result<(), String> {
+    run_result(session, file, s).map(|_| ())
 }
 
 /// The figures, drive statistics and limit shares of the run's last job.
 fn run_result(
     session: &mut SimSession,
-    text: &str,
+    file: &JobFile,
     s: &RunSettings,
 ) -> Result<(JobFigures, DriveStats, LimitShares), String> {
     if s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
-    let file = job::parse_str(text, "calibration.fio", &ParseOptions::default()).map_err(|e| e.to_string())?;
-    let r = session.run(&file, s.stop.as_deref(), None).map_err(|e| e.to_string())?;
+    let r = session.run(file, s.stop.as_deref(), None).map_err(|e| e.to_string())?;
     if r.interrupted || s.stopped() {
         return Err(NOT_RUN_INTERRUPTED.into());
     }
@@ -230,15 +228,37 @@ fn run_result(
     Ok((job_figures(last, &r), session.job_stats(last), session.limits(last)))
 }
 
+/// A job with fio's defaults, named as its section would be.
+fn job(name: &str, rw: RwMode, iodepth: u32) -> JobSpec {
+    let mut j = JobSpec::with_defaults(name, 0);
+    j.rw = rw;
+    j.iodepth = iodepth;
+    j
+}
+
+/// Jobs as one file, as the parser would return them; `global_options` only label reports,
+/// and these runs write none.
+fn job_file(jobs: Vec<JobSpec>) -> JobFile {
+    JobFile { file: "calibration.fio".into(), global_options: Vec::new(), jobs, warnings: Vec::new() }
+}
+
 /// One sequential pass at 128k QD64 (ezFIO's fill; PTS-E's is the same transfer twice).
-fn fill_job() -> String {
-    "[fill]\nrw=write\nbs=128k\niodepth=64\nsize=100%\n".into()
+fn fill_job() -> JobFile {
+    let mut j = job("fill", RwMode::Write, 64);
+    j.bs_bytes = [128 * 1024; 3];
+    j.size = Some(SizeSpec::Percent(100.0));
+    job_file(vec![j])
 }
 
 /// 2 drive writes of uniform 4k random writes at Q32T4: steady state after a sequential fill.
-fn precondition_job(user_bytes: u64) -> String {
-    let per_job = (2 * user_bytes / 4096 / 4).max(1);
-    format!("[precondition]\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=4\nnorandommap=1\ngroup_reporting=1\nnumber_ios={per_job}\n")
+fn precondition_job(user_bytes: u64) -> JobFile {
+    let mut j = job("precondition", RwMode::RandWrite, 32);
+    j.bs_bytes = [4096; 3];
+    j.numjobs = 4;
+    j.norandommap = true;
+    j.group_reporting = true;
+    j.number_ios = Some((2 * user_bytes / 4096 / 4).max(1));
+    job_file(vec![j])
 }
 
 /// I/Os measured: random writes a quarter drive write (at least 200k); reads 400k (1M for
@@ -247,7 +267,7 @@ fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
     let by_bytes = |share: f64| nand_model::cast::sat_u64(user_bytes as f64 * share / p.workload.mean_bytes);
     let ios = match (p.phase, p.metric) {
         (_, Metric::Percentile(q)) if q > 99.9 => 1_000_000,
-        (Phase::Read, _) if p.workload.rw == "read" => by_bytes(0.1).max(20_000),
+        (Phase::Read, _) if p.workload.rw == RwMode::Read => by_bytes(0.1).max(20_000),
         (Phase::Read, _) => 400_000,
         (Phase::SeqWrite, _) => by_bytes(0.1).max(20_000),
         (Phase::Random, _) => by_bytes(0.25).max(200_000),
@@ -256,41 +276,41 @@ fn measure_ios(p: &Plan, user_bytes: u64) -> u64 {
 }
 
 /// Warm-up job then the measured job (the last in the result), same workload.
-fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> String {
+fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> JobFile {
     let w = &p.workload;
-    let mut t = String::from("[global]\n");
-    let _ = writeln!(t, "rw={}", w.rw);
+    let mut base = job("", w.rw, w.iodepth);
     match &w.bs {
-        BlockSize::Bs(b) => {
-            let _ = writeln!(t, "bs={b}");
-        }
-        BlockSize::Split(s) => {
-            let _ = writeln!(t, "bssplit={s}");
-        }
+        BlockSize::Bytes(b) => base.bs_bytes = [*b; 3],
+        BlockSize::Split(split) => base.bssplit = split.clone(),
     }
     if let Some(m) = w.rwmixread {
-        let _ = writeln!(t, "rwmixread={m}");
+        base.rwmixread_percent = m;
     }
     if let Some(r) = w.percentage_random {
-        let _ = writeln!(t, "percentage_random={r}");
+        base.percentage_random = [r; 3];
     }
-    let _ = writeln!(t, "iodepth={}\nnumjobs={}\nnorandommap=1\ngroup_reporting=1", w.iodepth, w.numjobs);
-    t.push_str("percentile_list=50:99:99.9:99.99\n");
+    base.numjobs = w.numjobs;
+    base.norandommap = true;
+    base.group_reporting = true;
+    base.percentile_list = vec![50.0, 99.0, 99.9, 99.99];
     let total = measure_ios(p, user_bytes);
     let per_job = |n: u64| (n / w.numjobs as u64).max(1);
-    let _ = writeln!(t, "[warm]\nnumber_ios={}", per_job(total / 5));
+    let mut warm = base.clone();
+    warm.name = "warm".into();
+    warm.number_ios = Some(per_job(total / 5));
+    let mut measure = base;
+    measure.name = "measure".into();
+    measure.stonewall = true;
     if p.metric == Metric::Cov {
         // ezFIO's stability test is 20 minutes of per-second IOPS; 20 one-second samples of
         // simulated time keep runs short (the job runtime is full-scale time, hence x factor).
-        let _ = writeln!(
-            t,
-            "[measure]\nstonewall\ntime_based=1\nruntime={}",
-            nand_model::cast::sat_u64((20.0 * factor).ceil())
-        );
+        let seconds = nand_model::cast::sat_u64((20.0 * factor).ceil());
+        measure.time_based = true;
+        measure.runtime_ns = Some(seconds.saturating_mul(1_000_000_000));
     } else {
-        let _ = writeln!(t, "[measure]\nstonewall\nnumber_ios={}", per_job(total));
+        measure.number_ios = Some(per_job(total));
     }
-    t
+    job_file(vec![warm, measure])
 }
 
 /// What a metric is read from: a job's fio figures and, for a simulated job, two of its drive
@@ -337,5 +357,65 @@ pub fn fio_metric(job: &MetricSource, metric: Metric) -> Option<f64> {
             (m > 0.0).then(|| sd / m * 100.0)
         }),
         Metric::Power => job.avg_power_w.and_then(finite),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measured;
+    use crate::plan::{map_row, DriveFacts, Mapping};
+    use host_bench::job::{parse_str, ParseOptions};
+
+    fn plan(line: &str) -> Plan {
+        let head = measured::COLUMNS.join(",");
+        let row = measured::parse(&format!("{head}\n{line}\n"), "t.csv").unwrap().remove(0);
+        let facts = |_: &str| Some(DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0] });
+        match map_row(&row, &facts) {
+            Mapping::Run(p) => *p,
+            Mapping::Skip(why) => panic!("skipped: {why}"),
+        }
+    }
+
+    /// The jobs as fio reads `text`; section lines and the options-as-written only label reports.
+    fn parsed(text: &str) -> Vec<JobSpec> {
+        let mut f = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
+        for j in &mut f.jobs {
+            j.line = 0;
+            j.options.clear();
+        }
+        f.jobs
+    }
+
+    /// Each job built as a value is the job fio's text for it resolves to.
+    #[test]
+    fn jobs_built_as_values_mean_what_their_fio_text_means() {
+        assert_eq!(fill_job().jobs, parsed("[fill]\nrw=write\nbs=128k\niodepth=64\nsize=100%\n"));
+        let pre = "[precondition]\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=4\nnorandommap=1\n\
+                   group_reporting=1\nnumber_ios=500\n";
+        assert_eq!(precondition_job(4096 * 1000).jobs, parsed(pre));
+        let common = "iodepth=32\nnumjobs=8\nnorandommap=1\ngroup_reporting=1\npercentile_list=50:99:99.9:99.99\n";
+        let gib = 1 << 30;
+        // An application profile: bssplit per direction, a mix, partly random.
+        let p = plan("a,tiny,,,vdbench,steady,SQL profile,,68.42,80%,32,8,iops,1000,iops,");
+        let split = crate::apps::bssplit(crate::apps::find("SQL profile").unwrap());
+        let mix = p.workload.rwmixread.unwrap();
+        let pct = p.workload.percentage_random.unwrap();
+        let total = measure_ios(&p, gib);
+        let text = format!(
+            "[global]\nrw=randrw\nbssplit={split}\nrwmixread={mix}\npercentage_random={pct}\n{common}\
+             [warm]\nnumber_ios={}\n[measure]\nstonewall\nnumber_ios={}\n",
+            total / 5 / 8,
+            total / 8
+        );
+        assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));
+        // ezFIO's stability test: 20 s of simulated time at full scale, x the scale factor.
+        let p = plan("b,tiny,,,ezfio,steady,70/30,4k,70,yes,32,8,cov,1.5,percent,");
+        let text = format!(
+            "[global]\nrw=randrw\nbs=4k\nrwmixread=70\n{common}[warm]\nnumber_ios={}\n\
+             [measure]\nstonewall\ntime_based=1\nruntime=1280\n",
+            measure_ios(&p, gib) / 5 / 8
+        );
+        assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));
     }
 }

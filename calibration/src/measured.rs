@@ -97,158 +97,119 @@ pub fn read_file(path: &Path) -> Result<Vec<MeasuredRow>, MeasuredError> {
     parse(&text, &file)
 }
 
-/// Parses measured CSV text; `file` names it in errors.
+/// One record as the `csv` crate reads it, by header name (columns in any order, extra columns
+/// ignored); [`parse`] then types each cell, so an error names its column.
+#[derive(serde::Deserialize)]
+struct RawRow {
+    id: String,
+    drive: String,
+    user_capacity_tb: String,
+    power_cap_w: String,
+    tool: String,
+    state: String,
+    workload: String,
+    bs: String,
+    read_pct: String,
+    random: String,
+    qd: String,
+    jobs: String,
+    metric: String,
+    value: String,
+    unit: String,
+    note: String,
+}
+
+/// Parses measured CSV text (RFC 4180: quoted fields may hold commas, doubled quotes and
+/// newlines); `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Vec<MeasuredRow>, MeasuredError> {
-    let records = split_records(text, file)?;
-    let Some((_, header)) = records.first() else {
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let syntax = |e: csv::Error| {
+        let line = e.position().map_or(1, |p| p.line());
+        let message = match e.kind() {
+            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                format!("{len} fields, the header has {expected_len}")
+            }
+            _ => e.to_string(),
+        };
+        MeasuredError::Syntax { file: file.into(), line: usize::try_from(line).unwrap_or(usize::MAX), message }
+    };
+    let header = reader.headers().map_err(syntax)?.clone();
+    if header.iter().all(str::is_empty) {
         return Err(MeasuredError::Syntax {
             file: file.into(),
             line: 1,
             message: "empty file: expected a header line".into(),
         });
-    };
-    let mut index = [0usize; COLUMNS.len()];
-    for (slot, col) in index.iter_mut().zip(COLUMNS) {
-        *slot = header
-            .iter()
-            .position(|h| h.trim() == col)
-            .ok_or(MeasuredError::MissingColumn { file: file.into(), column: col })?;
+    }
+    if let Some(column) = COLUMNS.into_iter().find(|c| !header.iter().any(|h| h == *c)) {
+        return Err(MeasuredError::MissingColumn { file: file.into(), column });
     }
     let mut rows = Vec::new();
-    for (line, fields) in records.iter().skip(1) {
-        if fields.iter().all(|f| f.trim().is_empty()) {
+    for record in reader.records() {
+        let record = record.map_err(syntax)?;
+        if record.iter().all(str::is_empty) {
             continue;
         }
-        if fields.len() != header.len() {
-            return Err(MeasuredError::Syntax {
-                file: file.into(),
-                line: *line,
-                message: format!("{} fields, the header has {}", fields.len(), header.len()),
-            });
-        }
-        let cell = |k: usize| fields[index[k]].trim().to_string();
-        let f = Fields { file, line: *line, fields, index: &index };
-        let id = cell(0);
-        if id.is_empty() {
-            return Err(f.bad(0, "a non-empty id"));
+        let line = record.position().map_or(0, |p| usize::try_from(p.line()).unwrap_or(usize::MAX));
+        let raw: RawRow = record.deserialize(Some(&header)).map_err(syntax)?;
+        let f = Cell { file, line };
+        if raw.id.is_empty() {
+            return Err(f.bad("id", &raw.id, "a non-empty id"));
         }
         rows.push(MeasuredRow {
-            id,
-            drive: cell(1),
-            user_capacity_tb: f.opt_f64(2)?,
-            power_cap_w: f.opt_f64(3)?,
-            tool: cell(4),
-            state: cell(5),
-            workload: cell(6),
-            bs: cell(7),
-            read_pct: f.opt_f64(8)?,
-            random: cell(9),
-            qd: f.opt_u32(10)?,
-            jobs: f.opt_u32(11)?,
-            metric: cell(12),
-            value: f.opt_f64(13)?.ok_or_else(|| f.bad(13, "a number"))?,
-            unit: cell(14),
-            note: cell(15),
+            user_capacity_tb: f.opt_f64("user_capacity_tb", &raw.user_capacity_tb)?,
+            power_cap_w: f.opt_f64("power_cap_w", &raw.power_cap_w)?,
+            read_pct: f.opt_f64("read_pct", &raw.read_pct)?,
+            qd: f.opt_u32("qd", &raw.qd)?,
+            jobs: f.opt_u32("jobs", &raw.jobs)?,
+            value: f.opt_f64("value", &raw.value)?.ok_or_else(|| f.bad("value", &raw.value, "a number"))?,
             origin: format!("{file}:{line}"),
+            id: raw.id,
+            drive: raw.drive,
+            tool: raw.tool,
+            state: raw.state,
+            workload: raw.workload,
+            bs: raw.bs,
+            random: raw.random,
+            metric: raw.metric,
+            unit: raw.unit,
+            note: raw.note,
         });
     }
     Ok(rows)
 }
 
-/// One record's fields with the column index, for typed access with located errors.
-struct Fields<'a> {
+/// Where a cell is, for typed access with located errors.
+struct Cell<'a> {
     file: &'a str,
     line: usize,
-    fields: &'a [String],
-    index: &'a [usize; COLUMNS.len()],
 }
 
-impl Fields<'_> {
-    fn raw(&self, k: usize) -> &str {
-        self.fields[self.index[k]].trim()
+impl Cell<'_> {
+    fn bad(&self, column: &'static str, value: &str, expected: &'static str) -> MeasuredError {
+        MeasuredError::Value { file: self.file.into(), line: self.line, column, value: value.into(), expected }
     }
 
-    fn bad(&self, k: usize, expected: &'static str) -> MeasuredError {
-        MeasuredError::Value {
-            file: self.file.into(),
-            line: self.line,
-            column: COLUMNS[k],
-            value: self.raw(k).into(),
-            expected,
-        }
-    }
-
-    fn opt_f64(&self, k: usize) -> Result<Option<f64>, MeasuredError> {
-        let s = self.raw(k).trim_end_matches('%');
+    fn opt_f64(&self, column: &'static str, raw: &str) -> Result<Option<f64>, MeasuredError> {
+        let s = raw.trim_end_matches('%');
         if s.is_empty() {
             return Ok(None);
         }
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(self.bad(k, "a finite number")),
+            _ => Err(self.bad(column, raw, "a finite number")),
         }
     }
 
-    fn opt_u32(&self, k: usize) -> Result<Option<u32>, MeasuredError> {
-        let s = self.raw(k);
-        if s.is_empty() {
+    fn opt_u32(&self, column: &'static str, raw: &str) -> Result<Option<u32>, MeasuredError> {
+        if raw.is_empty() {
             return Ok(None);
         }
-        match s.parse::<u32>() {
+        match raw.parse::<u32>() {
             Ok(v) if v > 0 => Ok(Some(v)),
-            _ => Err(self.bad(k, "a positive integer")),
+            _ => Err(self.bad(column, raw, "a positive integer")),
         }
     }
-}
-
-/// RFC 4180 records (quoted fields may hold commas, doubled quotes and newlines), each with the
-/// line it starts on.
-fn split_records(text: &str, file: &str) -> Result<Vec<(usize, Vec<String>)>, MeasuredError> {
-    let mut out = Vec::new();
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let (mut line, mut start_line) = (1usize, 1usize);
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (false, '"') if field.trim().is_empty() => {
-                field.clear();
-                quoted = true;
-            }
-            (false, ',') => fields.push(std::mem::take(&mut field)),
-            (false, '\n') => {
-                fields.push(std::mem::take(&mut field));
-                out.push((start_line, std::mem::take(&mut fields)));
-                line += 1;
-                start_line = line;
-            }
-            (false, '\r') => {}
-            (_, ch) => {
-                if ch == '\n' {
-                    line += 1;
-                }
-                field.push(ch);
-            }
-        }
-    }
-    if quoted {
-        return Err(MeasuredError::Syntax {
-            file: file.into(),
-            line: start_line,
-            message: "unterminated quoted field".into(),
-        });
-    }
-    if !field.is_empty() || !fields.is_empty() {
-        fields.push(field);
-        out.push((start_line, fields));
-    }
-    Ok(out)
 }
 
 impl fmt::Display for MeasuredRow {
@@ -284,5 +245,16 @@ mod tests {
         assert!(e.contains("missing column `user_capacity_tb`"), "{e}");
         let t = format!("{HEAD}a,tiny\n");
         assert!(parse(&t, "m.csv").unwrap_err().to_string().contains("line 2: 2 fields"));
+        // A quoted note over two lines: the next row starts on line 4, and its error says so.
+        let t = format!(
+            "{HEAD}a,tiny,,,fio,steady,w,4k,100,yes,1,1,iops,1000,iops,\"two\nlines\"\n\
+             b,tiny,,,fio,steady,w,4k,100,yes,1,1,iops,12%x,iops,\n"
+        );
+        let e = parse(&t, "m.csv").unwrap_err().to_string();
+        assert_eq!(e, "m.csv: line 4, column `value`: `12%x` is not a finite number");
+        // Columns in another order are found by name.
+        let t = "value,id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,\
+                 metric,unit,note\n5,a,tiny,,,fio,steady,w,4k,100,yes,1,1,iops,iops,\n";
+        assert_eq!(parse(t, "m.csv").unwrap()[0].value, 5.0);
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::plan::{Metric, Phase, Plan};
 use ftl::DriveProfile;
+use host_bench::job::RwMode;
 use std::fmt;
 
 /// A fittable parameter.
@@ -116,7 +117,7 @@ impl Param {
 
     /// Can this parameter move the plan's figure?
     pub fn affects(self, p: &Plan) -> bool {
-        let reads = p.phase == Phase::Read || p.workload.rwmixread.is_some() || p.workload.rw == "randrw";
+        let reads = p.phase == Phase::Read || p.workload.rwmixread.is_some() || p.workload.rw == RwMode::RandRw;
         let writes = p.phase != Phase::Read;
         match self {
             Param::CmdLimitKiops => p.metric != Metric::Power,

@@ -8,6 +8,7 @@
 
 use crate::apps;
 use crate::measured::MeasuredRow;
+use host_bench::job::{BsSplitEntry, RwMode};
 
 /// What to read from a measurement's fio result.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,7 +61,7 @@ pub enum Phase {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
     /// fio `rw`.
-    pub rw: &'static str,
+    pub rw: RwMode,
     /// fio `bs` or, for application profiles, `bssplit`.
     pub bs: BlockSize,
     pub rwmixread: Option<u32>,
@@ -71,10 +72,12 @@ pub struct Workload {
     pub mean_bytes: f64,
 }
 
+/// fio `bs` (one size for every direction) or `bssplit` (a mix per direction: read, write,
+/// trim), as the job parser would resolve them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BlockSize {
-    Bs(String),
-    Split(String),
+    Bytes(u32),
+    Split([Vec<BsSplitEntry>; 3]),
 }
 
 /// One row as a simulated run.
@@ -171,10 +174,10 @@ fn map_inner(row: &MeasuredRow, facts: &dyn Fn(&str) -> Option<DriveFacts>) -> R
     }
     let mut workload = workload_of(row, &mut assumptions)?;
     apply_tool_defaults(row, &mut workload, &mut assumptions);
-    let reads_only = workload.rwmixread == Some(100) || workload.rw == "read" || workload.rw == "randread";
+    let reads_only = workload.rwmixread == Some(100) || matches!(workload.rw, RwMode::Read | RwMode::RandRead);
     let phase = if reads_only {
         Phase::Read
-    } else if workload.rw == "write" {
+    } else if workload.rw == RwMode::Write {
         Phase::SeqWrite
     } else {
         Phase::Random
@@ -244,8 +247,8 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
             app.random_pct
         ));
         return Ok(Workload {
-            rw: "randrw",
-            bs: BlockSize::Split(apps::bssplit(app)),
+            rw: RwMode::RandRw,
+            bs: BlockSize::Split(apps::split_entries(app)),
             rwmixread: Some(mix),
             percentage_random: Some(app.random_pct),
             iodepth: 0,
@@ -275,16 +278,16 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
     };
     let mix = nand_model::cast::sat_u32(read_pct.round());
     let rw = match (random, mix) {
-        (true, 100) => "randread",
-        (true, 0) => "randwrite",
-        (true, _) => "randrw",
-        (false, 100) => "read",
-        (false, 0) => "write",
-        (false, _) => "rw",
+        (true, 100) => RwMode::RandRead,
+        (true, 0) => RwMode::RandWrite,
+        (true, _) => RwMode::RandRw,
+        (false, 100) => RwMode::Read,
+        (false, 0) => RwMode::Write,
+        (false, _) => RwMode::ReadWrite,
     };
     Ok(Workload {
         rw,
-        bs: BlockSize::Bs(format!("{kib}k")),
+        bs: BlockSize::Bytes(kib * 1024),
         rwmixread: (mix != 0 && mix != 100).then_some(mix),
         percentage_random: None,
         iodepth: 0,
@@ -295,7 +298,7 @@ fn workload_of(row: &MeasuredRow, notes: &mut Vec<String>) -> Result<Workload, S
 
 /// Fills iodepth/numjobs from the row or the tool's documented default for that test.
 fn apply_tool_defaults(row: &MeasuredRow, w: &mut Workload, notes: &mut Vec<String>) {
-    let random = w.rw.starts_with("rand");
+    let random = w.rw.is_random();
     let tool = row.tool.to_ascii_lowercase();
     let (qd, jobs, why): (u32, u32, String) = match (row.qd, row.jobs) {
         (Some(q), Some(j)) => (q, j, String::new()),
@@ -312,7 +315,7 @@ fn apply_tool_defaults(row: &MeasuredRow, w: &mut Workload, notes: &mut Vec<Stri
                             "{src}ezFIO default: 4k random by thread count, peak at 256 threads x QD1 (REFERENCE.md)"
                         ),
                     )
-                } else if w.rw == "read" {
+                } else if w.rw == RwMode::Read {
                     (256, 1, format!("{src}ezFIO default: SEQ read by block size at QD256 (REFERENCE.md)"))
                 } else {
                     (
@@ -365,7 +368,7 @@ mod tests {
         assert!(p.assumptions.iter().any(|a| a.contains("256 threads")));
         let r = row("b,tiny,,,fio,steady,seq read,128k,100,no,32,1,bandwidth,100,MB/s,");
         let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
-        assert_eq!((p.workload.rw, p.phase), ("read", Phase::Read));
+        assert_eq!((p.workload.rw, p.phase), (RwMode::Read, Phase::Read));
     }
 
     #[test]
@@ -376,7 +379,7 @@ mod tests {
         assert_eq!((p.metric, p.power_cap_w), (Metric::RelativeIops, Some(6.0)));
         let r = row("b,tiny,,4,fio,steady,QD1 random,4k,,yes,1,1,relative_iops,1.0,ratio,qualitative");
         let Mapping::Run(p) = map_row(&r, &facts) else { panic!("skipped") };
-        assert_eq!((p.workload.rw, p.power_cap_w, p.phase), ("randread", Some(4.0), Phase::Read));
+        assert_eq!((p.workload.rw, p.power_cap_w, p.phase), (RwMode::RandRead, Some(4.0), Phase::Read));
         let r = row("c,tiny,,,fio,steady,w,4k,0,yes,1,1,relative_iops,1,ratio,power mode 7");
         assert!(matches!(map_row(&r, &facts), Mapping::Skip(why) if why.contains("PS0..PS2")));
     }

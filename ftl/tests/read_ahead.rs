@@ -100,3 +100,32 @@ fn writes_trims_and_power_loss_inside_the_window_stay_consistent() {
         d.check_invariants().unwrap();
     }
 }
+
+/// A write or trim into the prefetched window drops it: the next sequential read, of data the
+/// window held, goes to NAND (a page read's latency) instead of DRAM.
+#[test]
+fn a_write_or_trim_into_the_window_drops_it() {
+    let bs = 4096u32;
+    let at = |unit: u64| unit * bs as u64;
+    let (_, from_nand_us) = {
+        let mut cold = SimSsd::new(&tiny(0), &DeviceOptions::default()).unwrap();
+        fill(&mut cold);
+        qd1_reads(&mut cold, 1, bs, |_| at(65))
+    };
+    for op in [HostOp::Write, HostOp::Trim] {
+        let mut d = SimSsd::new(&tiny(1024), &DeviceOptions::default()).unwrap();
+        fill(&mut d);
+        // A sequential stream; the window (256 units) fills ahead of it.
+        qd1_reads(&mut d, 64, bs, at);
+        let (_, from_window_us) = qd1_reads(&mut d, 1, bs, |_| at(64));
+        assert!(from_nand_us > 3.0 * from_window_us, "{op:?}: NAND {from_nand_us} us vs window {from_window_us} us");
+        // One unit written (or trimmed) inside the window, past the next read.
+        d.submit(1000, op, at(160), bs).unwrap();
+        while d.next_completion(None).is_some() {}
+        let (_, next_us) = qd1_reads(&mut d, 1, bs, |_| at(65));
+        assert!(
+            next_us > 0.9 * from_nand_us,
+            "{op:?}: the read after it took {next_us} us, a NAND read {from_nand_us} us, the window {from_window_us} us"
+        );
+    }
+}

@@ -466,7 +466,7 @@ impl SimSession {
     }
 
     /// Time-series CSV of one job with the drive's counters per interval appended.
-    pub fn timeseries_csv(&self, job: &JobResult) -> String {
+    pub fn timeseries_csv(&self, job: &JobResult) -> Result<String, csv::Error> {
         let n = job.series.len();
         let (mut wa, mut free, mut gc_mbps, mut power) =
             (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));

@@ -62,7 +62,7 @@ fn job_peak_is_the_highest_per_second_peak() {
     let r = s.run(&job, None, None).unwrap();
     let v = s.json(&r, false);
     let jr = r.jobs.last().unwrap();
-    let csv = s.timeseries_csv(jr);
+    let csv = s.timeseries_csv(jr).unwrap();
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = head.iter().position(|&h| h == "peak_power_w").unwrap();

@@ -54,7 +54,7 @@ fn job(text: &str) -> JobFile {
 fn outputs(s: &SimSession, r: &RunResult) -> Vec<String> {
     let mut v = vec![s.json(r, true).to_string()];
     v.push(normal_text(r));
-    v.extend(r.jobs.iter().map(|j| s.timeseries_csv(j)));
+    v.extend(r.jobs.iter().map(|j| s.timeseries_csv(j).unwrap()));
     v
 }
 

@@ -19,6 +19,18 @@ fn out(name: &str) -> (TempPath, OutDir) {
     (dir, o)
 }
 
+/// Vertex counts of the SVG's polylines (plotters draws each line series as one polyline).
+fn polylines(svg: &str) -> Vec<usize> {
+    svg.split("points=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(|p| p.split_whitespace().count())
+        .collect()
+}
+
+/// Every plot is a whole SVG that draws data: a plot written beside a CSV table has a line
+/// through as many points as the table has rows with a numeric x; any other plot has a line of 3 or more points
+/// or several markers (axes and grid lines are 2-point lines).
 fn assert_svgs(dir: &Path, names: &[String]) {
     let svgs: Vec<PathBuf> = names.iter().filter(|n| n.ends_with(".svg")).map(|n| dir.join(n)).collect();
     assert!(!svgs.is_empty(), "no plots in {names:?}");
@@ -26,6 +38,19 @@ fn assert_svgs(dir: &Path, names: &[String]) {
         let t = std::fs::read_to_string(&p).unwrap();
         assert!(t.starts_with("<svg") || t.starts_with("<?xml"), "{}", p.display());
         assert!(t.trim_end().ends_with("</svg>"), "{}", p.display());
+        let lines = polylines(&t);
+        // Rows on the curve: those with a numeric x (VDBench's `max` row is the run the curve
+        // is scaled from, not a point of it).
+        let numeric_x = |l: &&str| l.split(',').next().is_some_and(|x| x.parse::<f64>().is_ok());
+        let rows = std::fs::read_to_string(p.with_extension("csv"))
+            .map(|c| c.lines().skip(1).filter(numeric_x).count())
+            .unwrap_or(0);
+        if rows >= 2 {
+            assert!(lines.contains(&rows), "{}: no line through the {rows} rows of its CSV ({lines:?})", p.display());
+        } else {
+            let markers = t.matches("<circle").count();
+            assert!(lines.iter().any(|&n| n >= 3) || markers >= 2, "{}: no data drawn ({lines:?})", p.display());
+        }
     }
 }
 
@@ -137,7 +162,17 @@ fn ezfio_quick_computes_cov() {
     let r = ezfio::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap();
     assert_eq!(r.tests.len(), 7);
     let s = r.stability.unwrap();
-    assert!(s.iops_per_s.len() >= 7 && s.average > 0.0 && s.cov_pct > 0.0 && s.cov_pct < 100.0, "{s:?}");
+    // ezFIO's figures from the per-second samples: mean, sample standard deviation (n - 1),
+    // CoV = stddev / mean in percent (the report rounds to 6 significant digits).
+    let x = &s.iops_per_s;
+    assert!(x.len() >= 7, "{s:?}");
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-5 * b.abs().max(1e-9);
+    assert!(close(s.average, mean) && close(s.stddev, sd), "{s:?}: mean {mean}, stddev {sd}");
+    assert!(close(s.cov_pct, sd / mean * 100.0), "{s:?}: CoV {}", sd / mean * 100.0);
+    assert!(sd > 0.0, "{s:?}");
     let by_threads = r.tests.iter().find(|t| t.name == "rnd-read-4k-by-threads").unwrap();
     assert!(by_threads.points.last().unwrap().perf.iops > 2.0 * by_threads.points[0].perf.iops);
     assert_svgs(d.path(), d.written());

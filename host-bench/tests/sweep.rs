@@ -76,7 +76,7 @@ fn uncapped_json_equals_cap_above_peak() {
         let mut s = SimSession::new(c).unwrap();
         let r = s.run(&job, None, None).unwrap();
         let mut v = s.json(&r, false);
-        let csv = s.timeseries_csv(&r.jobs[1]);
+        let csv = s.timeseries_csv(&r.jobs[1]).unwrap();
         // The cap itself is recorded; everything else must match.
         v["ssdlab"]["config"]["power_cap_w"] = serde_json::Value::Null;
         v["ssdlab"]["power_cap_w"] = serde_json::Value::Null;

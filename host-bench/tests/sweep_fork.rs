@@ -84,7 +84,7 @@ fn forked_shards_sharing_a_drive_cache_merge_to_the_whole_table() {
     // Each group's drive was written once and loaded by the other shard.
     assert_eq!(std::fs::read_dir(&*cache).unwrap().count(), 2);
     let merged = sweep::merge(parts).unwrap();
-    assert_eq!(sweep::to_csv(&merged), sweep::to_csv(&whole));
+    assert_eq!(sweep::to_csv(&merged).unwrap(), sweep::to_csv(&whole).unwrap());
 }
 
 #[test]

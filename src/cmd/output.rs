@@ -102,6 +102,11 @@ pub fn normal_summary(r: &RunResult, facts: SummaryFacts) -> String {
     s
 }
 
+/// A time series that could not be written as CSV (a run failure, exit 1).
+pub fn series_error(e: csv::Error) -> CliError {
+    CliError::failed(format!("time series CSV: {e}"))
+}
+
 /// Writes each job's CSV and its SVG plot beside it.
 pub fn write_series(path: &Path, csvs: &[(String, String)]) -> Result<(), CliError> {
     let write = |p: &Path, text: &str| {

@@ -204,7 +204,8 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         if let Some(o) = v.get_mut("ssdlab").and_then(Value::as_object_mut) {
             o.insert("target".into(), json!(t.description()));
         }
-        let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), series_csv(&j.series, &[]))).collect();
+        let csvs = r.jobs.iter().map(|j| Ok((j.name.clone(), series_csv(&j.series, &[])?))).collect::<Result<_, _>>();
+        let csvs: Vec<_> = csvs.map_err(super::output::series_error)?;
         (v, r, st, csvs, None)
     } else {
         let cfg = a.drive.to_config()?;
@@ -226,7 +227,8 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         // Trace time is not shortened by the drive's scale (`--time-scale` is in "replay").
         run_stats.time_scale = 1.0;
         let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &run_stats);
-        let csvs: Vec<_> = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
+        let csvs = r.jobs.iter().map(|j| Ok((j.name.clone(), s.timeseries_csv(j)?))).collect::<Result<_, _>>();
+        let csvs: Vec<_> = csvs.map_err(super::output::series_error)?;
         (v, r, st, csvs, Some(run_stats))
     };
     pb.finish_and_clear();

@@ -84,7 +84,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         super::preflight::check_sim_memory(&cfg, Some(&file), 1)?;
         if let Some(p) = &a.resume_from {
             let (s, r) = resume(cfg, p, &file, &stop, &mut on_progress)?;
-            return finish(&a, sim_outcome(&a, &s, r), pb);
+            return finish(&a, sim_outcome(&a, &s, r)?, pb);
         }
         let mut s = match &a.from_drive {
             Some(p) => SimSession::from_snapshot(cfg, p).map_err(CliError::bad_input)?.0,
@@ -92,7 +92,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         };
         if let (Some(at), Some(path)) = (save_at, &a.save_drive) {
             let (s, r, saved) = save_mid_run(s, &file, at, path, &stop, &mut on_progress)?;
-            finish(&a, sim_outcome(&a, &s, r), pb)?;
+            finish(&a, sim_outcome(&a, &s, r)?, pb)?;
             return if saved {
                 Ok(())
             } else {
@@ -117,7 +117,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         if let Some(p) = &a.save_drive {
             save_drive(&mut s, &file, &r, p)?;
         }
-        sim_outcome(&a, &s, r)
+        sim_outcome(&a, &s, r)?
     };
     finish(&a, (json_value, result, csvs, stats), pb)
 }
@@ -125,11 +125,11 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
 /// A run's report: fio JSON, the result, each job's time series, and the drive's statistics.
 type Outcome = (Value, RunResult, Vec<(String, String)>, Option<RunStats>);
 
-fn sim_outcome(a: &RunArgs, s: &SimSession, r: RunResult) -> Outcome {
+fn sim_outcome(a: &RunArgs, s: &SimSession, r: RunResult) -> Result<Outcome, CliError> {
     let stats = s.run_stats(&r);
     let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &stats);
-    let csvs = r.jobs.iter().map(|j| (j.name.clone(), s.timeseries_csv(j))).collect();
-    (v, r, csvs, Some(stats))
+    let csvs = r.jobs.iter().map(|j| Ok((j.name.clone(), s.timeseries_csv(j)?))).collect::<Result<_, _>>();
+    Ok((v, r, csvs.map_err(super::output::series_error)?, Some(stats)))
 }
 
 /// Writes the report and time series; the exit status says how the run ended.
@@ -307,7 +307,8 @@ fn run_real(
             o.insert("verify".into(), json!(format!("{rep:?}")));
         }
     }
-    let csvs = r.jobs.iter().map(|j| (j.name.clone(), series_csv(&j.series, &[]))).collect();
+    let csvs = r.jobs.iter().map(|j| Ok((j.name.clone(), series_csv(&j.series, &[])?))).collect::<Result<_, _>>();
+    let csvs = csvs.map_err(super::output::series_error)?;
     if let Some(rep) = t.verify_report() {
         if rep.mismatches > 0 {
             return Err(CliError::failed(format!("verify found {} mismatching blocks", rep.mismatches)));

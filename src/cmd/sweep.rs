@@ -177,7 +177,7 @@ pub fn run(a: SweepArgs) -> Result<(), CliError> {
         )));
     }
     checkpoint::clear(&out).map_err(sweep_error)?;
-    print_out(&sweep::to_csv(&t))
+    print_out(&sweep::to_csv(&t).map_err(|e| CliError::failed(format!("sweep table: {e}")))?)
 }
 
 /// What runs: grid, job, shard, output directory, rows already finished, and for a new sweep

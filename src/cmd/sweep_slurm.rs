@@ -66,7 +66,7 @@ pub fn run(a: &SweepArgs) -> Result<(), CliError> {
     let t = sweep::merge_named(parts).map_err(CliError::failed)?;
     sweep::write_dir(&out, &t, Shard::WHOLE).map_err(CliError::failed)?;
     eprintln!("merged {} points of job {job_id} into {}", t.rows.len(), out.display());
-    print_out(&sweep::to_csv(&t))
+    print_out(&sweep::to_csv(&t).map_err(|e| CliError::failed(format!("sweep table: {e}")))?)
 }
 
 /// The submission from the command line: tasks, the grid's arguments, sbatch options.

@@ -123,13 +123,12 @@ fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -
     let spec = jf.jobs.first().ok_or_else(|| format!("{file}: jobs[{k}] resolved to no job"))?;
     let (workload, read, mut notes) =
         workload_of(spec).map_err(|e| format!("{file}: jobs[{k}] ({}): {e}", names[k]))?;
-    let metric = if workload.rw.starts_with("rand") { Metric::Iops } else { Metric::Bandwidth };
+    let metric = if workload.rw.is_random() { Metric::Iops } else { Metric::Bandwidth };
     let measured = fio_metric(&MetricSource::from(jv), metric).filter(|x| *x > 0.0).ok_or_else(|| {
         format!("{file}: jobs[{k}] has no positive {} (did the run complete any I/O?)", metric.name())
     })?;
     // An ssdlab result records the configuration it was simulated at.
-    let recorded = v.ssdlab.as_ref().and_then(|x| x.config.clone());
-    let sim_cfg: Option<SimConfig> = recorded.and_then(|c| serde_json::from_value(c).ok());
+    let sim_cfg: Option<SimConfig> = v.ssdlab.as_ref().and_then(|x| x.config.clone());
     let drive = match (drive, &sim_cfg) {
         (Some(d), _) => d.to_string(),
         (None, Some(c)) => c.drive.clone(),
@@ -155,9 +154,9 @@ fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -
         }
     };
     notes.push("state: steady (the real run is taken as measured on a preconditioned drive)".into());
-    let phase = if read.rwmixread == Some(100) || matches!(workload.rw, "read" | "randread") {
+    let phase = if read.rwmixread == Some(100) || matches!(workload.rw, RwMode::Read | RwMode::RandRead) {
         Phase::Read
-    } else if workload.rw == "write" {
+    } else if workload.rw == RwMode::Write {
         Phase::SeqWrite
     } else {
         Phase::Random
@@ -180,15 +179,9 @@ fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -
 
 /// The fio job as the calibration workload, or the option the simulator cannot express.
 pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>), String> {
-    let rw: &'static str = match j.rw {
-        RwMode::Read => "read",
-        RwMode::Write => "write",
-        RwMode::RandRead => "randread",
-        RwMode::RandWrite => "randwrite",
-        RwMode::ReadWrite => "rw",
-        RwMode::RandRw => "randrw",
-        RwMode::Trim | RwMode::RandTrim => return Err("option `rw`: trim workloads are not predicted".into()),
-    };
+    if matches!(j.rw, RwMode::Trim | RwMode::RandTrim) {
+        return Err("option `rw`: trim workloads are not predicted".into());
+    }
     if j.distribution != Distribution::Uniform {
         return Err("option `random_distribution`: only uniform random offsets are predicted".into());
     }
@@ -206,11 +199,11 @@ pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>),
     }
     let (bs, bs_bytes, bssplit, mean_bytes) = if split.is_empty() {
         let b = j.bs_bytes[dirs[0]];
-        (BlockSize::Bs(b.to_string()), Some(b), None, b as f64)
+        (BlockSize::Bytes(b), Some(b), None, b as f64)
     } else {
         let s = split.iter().map(|e| format!("{}/{}", e.bytes, e.percent)).collect::<Vec<_>>().join(":");
         let mean = split.iter().map(|e| e.bytes as f64 * e.percent as f64 / 100.0).sum();
-        (BlockSize::Split(s.clone()), None, Some(s), mean)
+        (BlockSize::Split([split.clone(), split.clone(), split.clone()]), None, Some(s), mean)
     };
     let rwmixread = if j.rw.is_mixed() { Some(j.rwmixread_percent) } else { None };
     let pct_random = j.percentage_random[dirs[0]];
@@ -228,7 +221,7 @@ pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>),
         );
     }
     let read = WorkloadRead {
-        rw: rw.into(),
+        rw: j.rw.as_str().into(),
         bs_bytes,
         bssplit,
         rwmixread,
@@ -238,7 +231,7 @@ pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>),
         size_pct,
     };
     let w = Workload {
-        rw,
+        rw: j.rw,
         bs,
         rwmixread: rwmixread.filter(|m| *m != 0 && *m != 100),
         percentage_random: (j.rw.is_random() && pct_random != 100).then_some(pct_random),

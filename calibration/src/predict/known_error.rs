@@ -5,6 +5,7 @@
 //! other drive or class takes the largest error seen, stated as such.
 
 use crate::plan::Plan;
+use host_bench::job::RwMode;
 use serde::{Deserialize, Serialize};
 
 /// A relative error and where it comes from.
@@ -26,8 +27,8 @@ pub enum Class {
 impl Class {
     pub fn of(p: &Plan) -> Class {
         match (p.workload.rw, p.workload.rwmixread) {
-            ("read" | "randread", _) | (_, Some(100)) => Class::Read,
-            ("write" | "randwrite", _) | (_, Some(0)) => Class::Write,
+            (RwMode::Read | RwMode::RandRead, _) | (_, Some(100)) => Class::Read,
+            (RwMode::Write | RwMode::RandWrite, _) | (_, Some(0)) => Class::Write,
             _ => Class::Mixed,
         }
     }

@@ -127,12 +127,13 @@ pub struct SsdlabJobJson {
 }
 
 /// The part of a result file's top-level `"ssdlab"` object (`crate::drive_stats::RunStats`)
-/// that calibration reads.
+/// that calibration reads; `config` is the writer's own struct, so a result whose configuration
+/// does not read is refused rather than taken for a real fio run.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct SsdlabTopJson {
     pub user_capacity_bytes: Option<f64>,
-    pub config: Option<serde_json::Value>,
+    pub config: Option<crate::simrun::SimConfig>,
 }
 
 impl From<&FioDirJson> for DirFigures {

@@ -9,7 +9,7 @@ mod json;
 mod summary;
 mod text;
 
-pub use csv::{series_csv, series_file_names, ExtraColumn, SERIES_COLUMNS};
+pub use csv::{csv_rows, csv_text, series_csv, series_file_names, ExtraColumn, SERIES_COLUMNS};
 pub use figures::{
     job_figures, DirFigures, FioDirJson, FioJobJson, FioLatJson, FioReportJson, JobFigures, SsdlabJobJson,
     SsdlabTopJson,

@@ -39,15 +39,12 @@ impl OutDir {
         self.text(name, &format!("{text}\n"))
     }
 
-    /// CSV from a header and rows of already formatted cells.
+    /// CSV from a header and rows of already formatted cells (`crate::report::csv_text`).
     pub fn csv(&mut self, name: &str, header: &[&str], rows: &[Vec<String>]) -> Result<(), SuiteError> {
-        let mut s = header.join(",");
-        s.push('\n');
-        for r in rows {
-            s.push_str(&r.join(","));
-            s.push('\n');
-        }
-        self.text(name, &s)
+        let header = header.iter().map(|h| h.to_string()).collect::<Vec<_>>();
+        let text = crate::report::csv_text(std::iter::once(&header).chain(rows))
+            .map_err(|e| SuiteError::Target(format!("{name}: {e}")))?;
+        self.text(name, &text)
     }
 }
 

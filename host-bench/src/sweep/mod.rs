@@ -304,40 +304,64 @@ pub fn run_with(spec: &SweepSpec, job: &JobFile, shard: Shard, c: &SweepControl)
     })
 }
 
-fn opt<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map(T::to_string).unwrap_or_default()
+/// One line of [`TABLE_CSV`]: its field names are [`CSV_HEADER`]. Reals are written with
+/// `Display` (shortest exact form, `1` not `1.0`), as the table has always been.
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    index: usize,
+    drive: &'a str,
+    user_capacity_bytes: u64,
+    op_pct: String,
+    power_state: Option<usize>,
+    power_cap_w: Option<String>,
+    seed_index: u32,
+    seed: u64,
+    /// Commas and line ends as `_`, so the column needs no quoting.
+    job: String,
+    read_iops: String,
+    write_iops: String,
+    read_p99_us: String,
+    write_p99_us: String,
+    write_amplification: String,
+    avg_power_w: String,
+    peak_power_w: String,
+    iops_per_w: String,
+    energy_per_io_uj: String,
+    throttled_pct: String,
 }
 
-/// The table as CSV (fixed column order, one row per point).
-pub fn to_csv(t: &Table) -> String {
-    let mut s = String::from(CSV_HEADER);
-    s.push('\n');
-    for r in &t.rows {
-        let job = r.job.replace([',', '\n'], "_");
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.index,
-            r.drive,
-            r.user_capacity_bytes,
-            r.op_pct,
-            opt(&r.power_state),
-            opt(&r.power_cap_w),
-            r.seed_index,
-            r.seed,
-            job,
-            r.read_iops,
-            r.write_iops,
-            r.read_p99_us,
-            r.write_p99_us,
-            r.write_amplification,
-            r.avg_power_w,
-            r.peak_power_w,
-            r.iops_per_w,
-            r.energy_per_io_uj,
-            r.throttled_pct
-        ));
+impl<'a> From<&'a Row> for CsvRow<'a> {
+    fn from(r: &'a Row) -> Self {
+        CsvRow {
+            index: r.index,
+            drive: &r.drive,
+            user_capacity_bytes: r.user_capacity_bytes,
+            op_pct: r.op_pct.to_string(),
+            power_state: r.power_state,
+            power_cap_w: r.power_cap_w.map(|w| w.to_string()),
+            seed_index: r.seed_index,
+            seed: r.seed,
+            job: r.job.replace([',', '\n'], "_"),
+            read_iops: r.read_iops.to_string(),
+            write_iops: r.write_iops.to_string(),
+            read_p99_us: r.read_p99_us.to_string(),
+            write_p99_us: r.write_p99_us.to_string(),
+            write_amplification: r.write_amplification.to_string(),
+            avg_power_w: r.avg_power_w.to_string(),
+            peak_power_w: r.peak_power_w.to_string(),
+            iops_per_w: r.iops_per_w.to_string(),
+            energy_per_io_uj: r.energy_per_io_uj.to_string(),
+            throttled_pct: r.throttled_pct.to_string(),
+        }
     }
-    s
+}
+
+/// The table as CSV (fixed column order, one row per point; the header alone when empty).
+pub fn to_csv(t: &Table) -> Result<String, csv::Error> {
+    if t.rows.is_empty() {
+        return Ok(format!("{CSV_HEADER}\n"));
+    }
+    crate::report::csv_rows(t.rows.iter().map(CsvRow::from))
 }
 
 /// Writes `sweep.csv`, `sweep.json` (and `shard.json` for a shard) and the plots into `dir`. Each
@@ -347,7 +371,9 @@ pub fn write_dir(dir: &Path, t: &Table, shard: Shard) -> Result<(), SweepError> 
     let io = |p: &Path, e: std::io::Error| SweepError::Io { path: p.display().to_string(), message: e.to_string() };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let write = |name: &str, text: &str| write_whole(&dir.join(name), text);
-    write(TABLE_CSV, &to_csv(t))?;
+    let csv = to_csv(t)
+        .map_err(|e| SweepError::Io { path: dir.join(TABLE_CSV).display().to_string(), message: e.to_string() })?;
+    write(TABLE_CSV, &csv)?;
     let json = serde_json::to_string_pretty(t).map_err(|e| SweepError::Merge(e.to_string()))?;
     write(TABLE_JSON, &format!("{json}\n"))?;
     if shard != Shard::WHOLE {
@@ -470,5 +496,38 @@ mod tests {
         for i in 0..g.len() {
             assert_eq!((0..3).filter(|k| Shard { k: *k, n: 3 }.contains(i)).count(), 1);
         }
+    }
+
+    /// The serde row's header is the documented one, reals are written as `Display` writes them,
+    /// an absent power setting is an empty cell, and a job name cannot add a column.
+    #[test]
+    fn csv_rows_keep_the_header_and_number_format() {
+        let row = Row {
+            index: 3,
+            drive: "tiny".into(),
+            user_capacity_bytes: 70 << 20,
+            op_pct: 28.0,
+            power_state: None,
+            power_cap_w: Some(2.5),
+            seed_index: 1,
+            seed: 9,
+            job: "a,b".into(),
+            read_iops: 0.0,
+            write_iops: 1234.5,
+            read_p99_us: 0.0,
+            write_p99_us: 80.25,
+            write_amplification: 1.0,
+            avg_power_w: 2.0,
+            peak_power_w: 2.5,
+            iops_per_w: 617.25,
+            energy_per_io_uj: 1620.0,
+            throttled_pct: 0.0,
+        };
+        let t = Table { version: "0".into(), spec: spec(), points_total: 1, rows: vec![row], interrupted: false };
+        let csv = to_csv(&t).unwrap();
+        assert_eq!(
+            csv,
+            format!("{CSV_HEADER}\n3,tiny,73400320,28,,2.5,1,9,a_b,0,1234.5,0,80.25,1,2,2.5,617.25,1620,0\n")
+        );
     }
 }

@@ -6,7 +6,6 @@ mod control;
 mod mock;
 mod parse;
 mod pattern;
-mod perf;
 mod perflogs;
 mod registry;
 mod report;

@@ -112,7 +112,8 @@ fn csv_has_header_rows_and_extra_columns() {
     let pts = &r.jobs[0].series;
     let wa = [1.0, 1.25];
     let csv =
-        series_csv(pts, &[ExtraColumn { name: "wa", values: &wa }, ExtraColumn { name: "power, W", values: &[] }]);
+        series_csv(pts, &[ExtraColumn { name: "wa", values: &wa }, ExtraColumn { name: "power, W", values: &[] }])
+            .unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], format!("{},wa,\"power, W\"", SERIES_COLUMNS.join(",")));
     assert_eq!(lines.len(), 1 + pts.len());
