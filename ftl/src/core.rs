@@ -21,7 +21,9 @@ pub const GC: usize = 1;
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreEvent {
     /// A program unit is complete and can be programmed on `die` into `block`.
-    Program { die: u32, block: u32, mus: u32, host_mus: u32, stream: u8 },
+    /// `live_mus` of its `mus` carry data (host and relocated; the rest is padding): the write
+    /// buffer space its completion frees.
+    Program { die: u32, block: u32, mus: u32, host_mus: u32, live_mus: u32, stream: u8 },
     /// GC must read this much of a victim (one multi-plane page read).
     GcRead { die: u32, page_type: u8, planes: u8, bytes: u32 },
 }
@@ -62,6 +64,8 @@ struct Stream {
     /// MUs placed in the current program unit, and how many of them are host data.
     pu_fill: u32,
     pu_host: u32,
+    /// MUs of the current program unit that carry data (not padding).
+    pu_live: u32,
     pu_die: u32,
 }
 
@@ -148,6 +152,7 @@ impl FtlCore {
             cursor: 0,
             pu_fill: 0,
             pu_host: 0,
+            pu_live: 0,
             pu_die: 0,
         };
         let total = nand_model::cast::usize_from(layout.total_mus());
@@ -235,10 +240,13 @@ impl FtlCore {
         self.blocks.valid[bi] += live;
         s.pu_fill += n;
         s.pu_host += host;
+        s.pu_live += live;
         if s.pu_fill == self.layout.mus_per_pu {
-            out.push(CoreEvent::Program { die, block, mus: s.pu_fill, host_mus: s.pu_host, stream: si as u8 });
+            let (mus, host_mus, live_mus) = (s.pu_fill, s.pu_host, s.pu_live);
+            out.push(CoreEvent::Program { die, block, mus, host_mus, live_mus, stream: si as u8 });
             s.pu_fill = 0;
             s.pu_host = 0;
+            s.pu_live = 0;
             if self.blocks.write_ptr[bi] == self.layout.mus_per_block {
                 s.open[die as usize] = NONE;
                 s.open_dies.set(die, false);
@@ -453,7 +461,7 @@ impl FtlCore {
         for s in &mut self.streams {
             s.open.fill(NONE);
             s.open_dies.clear_all();
-            (s.pu_fill, s.pu_host) = (0, 0);
+            (s.pu_fill, s.pu_host, s.pu_live) = (0, 0, 0);
         }
         self.next_seq = next_seq.max(1);
         self.chooser.reset();

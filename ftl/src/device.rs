@@ -198,6 +198,8 @@ pub(crate) struct PuRec {
     die: u32,
     mus: u32,
     host_mus: u32,
+    /// Units carrying data, held in the write buffer until the program finishes.
+    live_mus: u32,
     stream: u8,
     seq: u64,
 }
@@ -224,8 +226,11 @@ pub struct SimSsd {
     pub(crate) free_cmds: Vec<u32>,
     pub(crate) outstanding: usize,
     pub(crate) pending_writes: VecDeque<u32>,
+    /// The write buffer (PLP-protected DRAM): host data from admission and GC's relocated data
+    /// from its move, each until programmed.
     pub(crate) buffer_cap_mus: u64,
     pub(crate) buffer_used_mus: u64,
+    pub(crate) buffer_gc_mus: u64,
     pub(crate) ctrl_ns_per_cmd: SimTime,
     /// Command-processor time of a write (>= `ctrl_ns_per_cmd`).
     pub(crate) ctrl_ns_per_write: SimTime,
@@ -246,6 +251,13 @@ pub struct SimSsd {
     /// queue waits; each stream has its own open block per die, so a GC program waiting for its
     /// data does not hold up the host programs of its die (nor their buffer space).
     pub(crate) waiting_programs: Vec<VecDeque<(u64, u64, u32)>>,
+    /// Programs whose data is ready, waiting for their die, per program queue (PU slots, in
+    /// order); see `program_gate`.
+    pub(crate) ready_programs: Vec<VecDeque<u32>>,
+    /// Programs handed to each die and not finished.
+    pub(crate) die_programs: Vec<u8>,
+    /// The stream of the program last handed to each die (the other goes next).
+    pub(crate) last_stream: Vec<u8>,
     /// Program queues whose first waiting program needs GC read `seq` next: at index `seq -
     /// read_waiters_base` the first such queue (NO_QUEUE if none), the rest linked through
     /// `next_waiter` (a queue waits on one read at a time). A read's completion looks only at
@@ -513,8 +525,11 @@ impl SimSsd {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.core.check_invariants()?;
         self.rmw.check()?;
-        if self.buffer_used_mus > self.buffer_cap_mus {
-            return Err(format!("write buffer over capacity: {} > {}", self.buffer_used_mus, self.buffer_cap_mus));
+        if self.buffer_used_mus + self.buffer_gc_mus > self.buffer_cap_mus {
+            return Err(format!(
+                "write buffer over capacity: {} host + {} relocated > {}",
+                self.buffer_used_mus, self.buffer_gc_mus, self.buffer_cap_mus
+            ));
         }
         // With hot/cold separation, host program units carry no GC data: none may wait (behind
         // a GC program of its die or otherwise), or host data would hold buffer space for reads.

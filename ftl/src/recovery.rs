@@ -224,14 +224,15 @@ impl SimSsd {
         self.outstanding = 0;
         self.pending_writes.clear();
         self.buffer_used_mus = 0;
+        self.buffer_gc_mus = 0;
         self.ctrl_free = self.now;
         self.pcie_in_free = self.now;
         self.pcie_out_free = self.now;
         self.pus.clear();
         self.free_pus.clear();
-        for q in &mut self.waiting_programs {
-            q.clear();
-        }
+        self.waiting_programs.iter_mut().for_each(std::collections::VecDeque::clear);
+        self.ready_programs.iter_mut().for_each(std::collections::VecDeque::clear);
+        self.die_programs.fill(0);
         self.read_waiters.clear();
         self.read_waiters_base = self.gc_reads.next();
         self.gc_reads.reset();

@@ -12,10 +12,10 @@ impl SimSsd {
         let mut in_read_run = false;
         for e in ev.drain(..) {
             match e {
-                CoreEvent::Program { die, block, mus, host_mus, stream } => {
+                CoreEvent::Program { die, block, mus, host_mus, live_mus, stream } => {
                     in_read_run = false;
                     let seq = self.pu_done[stream as usize].issue();
-                    let rec = PuRec { block, die, mus, host_mus, stream, seq };
+                    let rec = PuRec { block, die, mus, host_mus, live_mus, stream, seq };
                     let slot = nand_model::slots::put(&mut self.pus, &mut self.free_pus, rec);
                     // The unit carries relocated data read by GC reads lo..hi: those of the word
                     // lines moved since the stream's previous unit, plus the last word line
@@ -83,10 +83,15 @@ impl SimSsd {
             TAG_PROG => {
                 let r = self.pus[id as usize];
                 self.free_pus.push(id as u32);
+                self.dispatch_programs(r.die);
                 self.core.program_done(r.block, r.mus);
                 self.buffer_used_mus -= r.host_mus as u64;
+                self.buffer_gc_mus -= (r.live_mus - r.host_mus) as u64;
                 self.pu_done[r.stream as usize].complete(r.seq);
                 self.erase_ready_victims();
+                // Buffer space came free: GC, which may be waiting for it, claims it before the
+                // host's waiting writes (the host waits on GC in the end anyway).
+                self.maybe_gc();
                 self.try_admit();
             }
             TAG_ERASE => self.on_erase_done(id as u32),

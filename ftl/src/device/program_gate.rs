@@ -1,11 +1,57 @@
 //! The program gate: programs wait for the reads that carry their data and stay in order per
-//! (die, write stream).
+//! (die, write stream); a die is given at most [`PROGRAMS_PER_DIE`] programs at a time, taken
+//! from its host and GC queues in turn.
+//!
+//! A controller keeps its write buffer and GC's relocated data in DRAM and hands each die the
+//! next program when the die is ready, alternating between the host's data and GC's. Queueing
+//! every program in the die's own FIFO at once instead put a whole write buffer of host programs
+//! ahead of GC's (or a whole victim of GC's ahead of the host's), so whichever stream came
+//! second waited for all of it.
 
 use super::*;
 
+/// Programs a die holds at once (the one running and one staged behind it, as cache
+/// programming does): enough to keep it busy, few enough that the controller still decides
+/// what comes next.
+pub(crate) const PROGRAMS_PER_DIE: u8 = 2;
+
 impl SimSsd {
-    #[allow(clippy::cast_possible_truncation)] // planes_per_die <= 16 (validated geometry)
+    /// Program `slot` has its data: hands it to its die now if the die has room and nothing of
+    /// either stream waits before it, else queues it for [`Self::dispatch_programs`].
     pub(super) fn submit_program(&mut self, slot: u32) {
+        let r = self.pus[slot as usize];
+        let die = r.die as usize;
+        let qi = program_queue(r.die, r.stream) as usize;
+        if self.die_programs[die] < PROGRAMS_PER_DIE && self.ready_programs[qi].is_empty() {
+            self.die_programs[die] += 1;
+            self.last_stream[die] = r.stream;
+            self.issue_program(slot);
+        } else {
+            self.ready_programs[qi].push_back(slot);
+        }
+    }
+
+    /// A program of `die` finished: gives the die its next ready programs, the other stream's
+    /// first when both have some.
+    pub(super) fn dispatch_programs(&mut self, die: u32) {
+        let d = die as usize;
+        self.die_programs[d] -= 1;
+        while self.die_programs[d] < PROGRAMS_PER_DIE {
+            let other = 1 - self.last_stream[d];
+            let stream = if self.ready_programs[program_queue(die, other) as usize].is_empty() {
+                self.last_stream[d]
+            } else {
+                other
+            };
+            let Some(slot) = self.ready_programs[program_queue(die, stream) as usize].pop_front() else { return };
+            self.die_programs[d] += 1;
+            self.last_stream[d] = stream;
+            self.issue_program(slot);
+        }
+    }
+
+    #[allow(clippy::cast_possible_truncation)] // planes_per_die <= 16 (validated geometry)
+    fn issue_program(&mut self, slot: u32) {
         let r = self.pus[slot as usize];
         let planes = self.core.layout.geo.planes_per_die as u8;
         // Labelled GC work when most of its units are GC's (for the op log's views only).

@@ -21,7 +21,7 @@ impl SimSsd {
         let c = self.cmds[slot as usize];
         let mut next = c.next_mu;
         while next < c.mus {
-            if self.buffer_used_mus >= self.buffer_cap_mus {
+            if self.buffer_room_mus() == 0 {
                 self.set_stall(Stall::Buffer(self.now));
                 self.cmds[slot as usize].next_mu = next;
                 return false;
@@ -50,6 +50,12 @@ impl SimSsd {
         self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
         self.maybe_gc();
         true
+    }
+
+    /// Write-buffer units neither host data nor relocated data holds.
+    #[inline]
+    pub(crate) fn buffer_room_mus(&self) -> u64 {
+        self.buffer_cap_mus.saturating_sub(self.buffer_used_mus + self.buffer_gc_mus)
     }
 
     pub(super) fn set_stall(&mut self, s: Stall) {

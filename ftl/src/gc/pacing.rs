@@ -51,12 +51,17 @@ impl SimSsd {
                 }
                 let target =
                     if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
-                let want = target.saturating_sub(p.wls_done);
+                // Relocated data waits in the write buffer (the PLP-protected DRAM) until it is
+                // programmed, as the host's does: GC moves no more than the buffer holds.
+                let room = self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu);
+                let want = target.saturating_sub(p.wls_done).min(room);
                 if want == 0 {
                     break;
                 }
                 let mut ev = std::mem::take(&mut self.scratch);
+                let moved_before = self.core.stats.gc_write_mus;
                 let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
+                self.buffer_gc_mus += self.core.stats.gc_write_mus - moved_before;
                 self.run_core_events(&mut ev);
                 self.scratch = ev;
                 p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));
