@@ -105,8 +105,10 @@ impl WriteWatch {
                 let n = self.per_write.pop_front().unwrap_or(0) as usize;
                 self.spent.extend(self.outstanding.drain(..n.min(self.outstanding.len())));
                 self.completed += 1;
-                while let Some(r) = self.retired.pop_front_if(|r| r.1 <= self.completed) {
-                    self.spent.push(r.0);
+                while self.retired.front().is_some_and(|r| r.1 <= self.completed) {
+                    if let Some(r) = self.retired.pop_front() {
+                        self.spent.push(r.0);
+                    }
                 }
             }
             IoDir::Trim => {
