@@ -49,11 +49,20 @@ impl SimSsd {
                 if !urgent && p.host_mus < p.next_at {
                     break;
                 }
-                let target =
-                    if urgent { p.wls_total } else { (p.host_mus * p.wls_total).div_ceil(p.gain_mus).min(p.wls_total) };
+                let target = if urgent {
+                    p.wls_total
+                } else {
+                    p.host_mus.saturating_mul(p.wls_total).div_ceil(p.gain_mus).min(p.wls_total)
+                };
                 // Relocated data waits in the write buffer (the PLP-protected DRAM) until it is
-                // programmed, as the host's does: GC moves no more than the buffer holds.
-                let room = self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu);
+                // programmed, as the host's does: GC moves no more than the buffer holds. A
+                // victim with nothing valid moves nothing and is released at once.
+                let mpb = u64::from(self.core.layout.mus_per_block);
+                let room = if p.gain_mus >= mpb {
+                    u64::MAX
+                } else {
+                    self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu)
+                };
                 let want = target.saturating_sub(p.wls_done).min(room);
                 if want == 0 {
                     break;
