@@ -212,7 +212,7 @@ fn act_passes_low_load_and_fails_absurd_load() {
 
 #[test]
 fn fob_curve_decreases_then_flattens() {
-    let o = fob::CurveOptions { drive_writes: 8.0, round_s: 2.0, ..fob::CurveOptions::fob() };
+    let o = fob::CurveOptions { drive_writes: 8.0, round_s: 1.0, ..fob::CurveOptions::fob() };
     let (_dir, mut d) = out("fob");
     let c = fob::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
     let n = c.points.len();
@@ -225,7 +225,7 @@ fn fob_curve_decreases_then_flattens() {
     assert!(c.time_to_steady_state_s.is_some(), "{:?}", c.rounds);
     // Marked where the steady state starts, after the FOB plateau, on the drive-writes axis.
     let dw = c.drive_writes_to_steady_state.unwrap();
-    assert!(dw > 0.0 && dw < o.drive_writes, "{dw}");
+    assert!(dw > 0.0 && dw < o.drive_writes, "{dw}, rounds {:?}", c.rounds);
     let svg = std::fs::read_to_string(d.path().join("fob-drive-writes.svg")).unwrap();
     assert!(svg.contains(&format!("steady state from {dw:.2} drive writes")), "no marker in the plot");
     assert_svgs(d.path(), d.written());
