@@ -15,6 +15,8 @@ use host_bench::job::{JobFile, JobSpec, RwMode, SizeSpec};
 use host_bench::limits::LimitShares;
 use host_bench::report::{job_figures, DirFigures, FioJobJson, JobFigures};
 use host_bench::simrun::{SimConfig, SimSession};
+use host_bench::stats::{stability_full_scale_s, DEVICE_SECOND_NS};
+use host_bench::suites::ezfio::EZFIO_STABILITY_S;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -162,10 +164,9 @@ fn run_group(
         Ok(x) => x,
         Err(e) => return members.iter().map(|&i| (i, Err(e.to_string()))).collect(),
     };
-    // Per-second IOPS samples are one second of simulated time: IOPS are full-scale figures, so
-    // a simulated second holds as many I/Os as a real drive's second (a "full-scale second" of
-    // 1/factor s would hold 1/factor of them and measure sampling noise, not the drive).
-    session.cfg.interval_ns = 1_000_000_000;
+    // Per-second IOPS samples are device seconds (`host_bench::stats::iops_per_window`), as in
+    // `ssdlab ezfio`'s stability test; a series of simulated seconds needs no regrouping.
+    session.cfg.interval_ns = DEVICE_SECOND_NS;
     let factor = session.scale_factor();
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
@@ -302,11 +303,11 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> JobFile {
     measure.name = "measure".into();
     measure.stonewall = true;
     if p.metric == Metric::Cov {
-        // ezFIO's stability test is 20 minutes of per-second IOPS; 20 one-second samples of
-        // simulated time keep runs short (the job runtime is full-scale time, hence x factor).
-        let seconds = nand_model::cast::sat_u64((20.0 * factor).ceil());
+        // ezFIO's stability test, as `ssdlab ezfio` runs it: 20 minutes of full-scale time and
+        // at least 30 device seconds (the job runtime is full-scale time).
+        let seconds = stability_full_scale_s(EZFIO_STABILITY_S, 1.0 / factor);
         measure.time_based = true;
-        measure.runtime_ns = Some(seconds.saturating_mul(1_000_000_000));
+        measure.runtime_ns = Some(nand_model::cast::sat_u64((seconds * 1e9).ceil()));
     } else {
         measure.number_ios = Some(per_job(total));
     }
@@ -409,11 +410,11 @@ mod tests {
             total / 8
         );
         assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));
-        // ezFIO's stability test: 20 s of simulated time at full scale, x the scale factor.
+        // ezFIO's stability test: 1200 full-scale s, here 30 device seconds x the scale factor.
         let p = plan("b,tiny,,,ezfio,steady,70/30,4k,70,yes,32,8,cov,1.5,percent,");
         let text = format!(
             "[global]\nrw=randrw\nbs=4k\nrwmixread=70\n{common}[warm]\nnumber_ios={}\n\
-             [measure]\nstonewall\ntime_based=1\nruntime=1280\n",
+             [measure]\nstonewall\ntime_based=1\nruntime=1920\n",
             measure_ios(&p, gib) / 5 / 8
         );
         assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));

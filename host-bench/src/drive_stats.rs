@@ -43,7 +43,8 @@ pub struct DriveStats {
     pub throttled_pct: f64,
     /// Operations the power governor held since the drive was built (`None`: no governor).
     pub governor_held_ops_total: Option<u64>,
-    /// Spread of the job's whole-interval IOPS (`None` for the run-wide object).
+    /// Spread (CoV, %) of the job's IOPS per device second, i.e. per simulated second at
+    /// reduced scale (`stats::iops_per_window`); `None` for the run-wide object.
     pub iops_cov_pct: Option<f64>,
     pub steady_state: Option<SteadyStateStats>,
     pub span_s: f64,

@@ -12,7 +12,7 @@ use crate::runner::{
     run, CompleteHook, JobResult, RunError, RunOptions, RunPosition, RunProgress, RunResult, SubmitHook,
 };
 use crate::sim::{CounterSample, SimTarget};
-use crate::stats::SampleSummary;
+use crate::stats::{iops_per_window, SampleSummary, DEVICE_SECOND_NS};
 use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
 use ftl::profile::{self, ProfileError, ValidatedProfile};
 use ftl::GcPolicy;
@@ -417,12 +417,9 @@ impl SimSession {
         let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
         let (min, avg, max) = self.target.ssd.core.blocks.erase_stats();
         let ios = d.host_reads + d.host_writes;
-        // Whole intervals only: a run's last (or first) interval can be a sliver whose IOPS is
-        // a handful of I/Os over microseconds, which would dominate the spread.
-        let iops_cov_pct = job.map(|j| {
-            let full = j.series.iter().filter(|p| p.duration_ns >= j.series_interval_ns);
-            SampleSummary::from_samples(full.map(|p| p.total_iops())).cov_percent
-        });
+        // Per device second, whatever the series interval (see `stats::iops_per_window`).
+        let iops_cov_pct =
+            job.map(|j| SampleSummary::from_samples(iops_per_window(&j.series, DEVICE_SECOND_NS)).cov_percent);
         let pw = self.power_span(a, b);
         let avg_w = pw.avg_w;
         let limits = self.limits_over(a, b);

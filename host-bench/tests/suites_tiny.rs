@@ -178,6 +178,24 @@ fn ezfio_quick_computes_cov() {
     assert_svgs(d.path(), d.written());
 }
 
+/// At reduced scale a stability sample is one device (simulated) second, which holds a real
+/// second's I/Os; a full-scale second there is 1/4 of that and its spread is mostly the count.
+#[test]
+fn ezfio_stability_samples_are_device_seconds_at_reduced_scale() {
+    let mut cfg = SimConfig::new("tiny", 7);
+    cfg.scale_divisor = Some(4);
+    let mut b = SimBench::new(cfg).unwrap();
+    let o = ezfio::EzfioOptions { point_s: 0.1, stability_s: 8.0, quick: true };
+    let (_dir, mut d) = out("ezfio-scaled");
+    let s = ezfio::run(&mut b, &o, &mut d, &mut Ctl::default()).unwrap().stability.unwrap();
+    assert_eq!(s.sample_full_scale_s, 4.0, "{s:?}");
+    // 8 full-scale s would be 2 device seconds: the test runs 30 device seconds instead.
+    assert!((29..=31).contains(&s.iops_per_s.len()), "{} samples", s.iops_per_s.len());
+    let csv = std::fs::read_to_string(d.path().join("stability-7030-4k.csv")).unwrap();
+    let last: f64 = csv.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    assert_eq!(last, 4.0 * s.iops_per_s.len() as f64, "{csv}");
+}
+
 #[test]
 fn vdbench_latency_increases_with_load() {
     let p = vdbench::profile("oracle").unwrap();

@@ -7,7 +7,7 @@
 
 use super::{bs_str, cell, parse_job, r6, runtime_opt, Bench, Ctl, OutDir, Perf, SuiteError};
 use crate::plot::{self, Chart, Series, Style};
-use crate::stats::SampleSummary;
+use crate::stats::{iops_per_window, stability_full_scale_s, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -31,7 +31,7 @@ pub struct EzfioOptions {
 
 impl EzfioOptions {
     pub fn full() -> Self {
-        EzfioOptions { point_s: 60.0, stability_s: 1200.0, quick: false }
+        EzfioOptions { point_s: 60.0, stability_s: EZFIO_STABILITY_S, quick: false }
     }
 
     /// 5 s points, a 60 s stability test and thinned sweeps.
@@ -57,10 +57,14 @@ pub struct TestResult {
     pub points: Vec<Point>,
 }
 
-/// The stability test's per-second IOPS and their summary.
+/// The stability test's per-second IOPS and their summary. The seconds are device seconds
+/// (`stats::iops_per_window`): at scale 1/N each spans N full-scale seconds of drive writes and
+/// holds a real second's I/Os and NAND operations; on a real drive they are plain seconds.
 #[derive(Clone, Debug, Serialize)]
 pub struct Stability {
     pub iops_per_s: Vec<f64>,
+    /// Full-scale seconds of drive writes each sample spans (1 on a real drive).
+    pub sample_full_scale_s: f64,
     pub average: f64,
     pub stddev: f64,
     pub cov_pct: f64,
@@ -77,6 +81,9 @@ pub struct EzfioResult {
 }
 
 const KIB: u32 = 1024;
+
+/// Full-scale seconds of ezFIO's 70/30 stability test (its 20 minutes).
+pub const EZFIO_STABILITY_S: f64 = 1200.0;
 
 /// A test of the sequence: name, rw, x axis, points, threads and QD per point.
 struct Step {
@@ -151,24 +158,19 @@ pub fn run(
             "stability-7030-4k" => {
                 let t = format!(
                     "[stability]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=1\nnumjobs=256\ngroup_reporting\n{EZFIO_RANDOM}{}",
-                    runtime_opt(o.stability_s)
+                    runtime_opt(stability_full_scale_s(o.stability_s, bench.time_scale()))
                 );
                 let r = bench.run_job(&parse_job(&t, "stability.fio")?, ctl, st.name, span)?;
                 res.interrupted |= r.interrupted;
                 let iops: Vec<f64> = r
                     .jobs
                     .first()
-                    .map(|j| {
-                        j.series
-                            .iter()
-                            .filter(|p| p.duration_ns * 2 >= j.series_interval_ns)
-                            .map(|p| r6(p.total_iops()))
-                            .collect()
-                    })
+                    .map(|j| iops_per_window(&j.series, DEVICE_SECOND_NS).into_iter().map(r6).collect())
                     .unwrap_or_default();
                 let s = SampleSummary::from_samples(iops.iter().copied());
                 res.stability = Some(Stability {
                     iops_per_s: iops,
+                    sample_full_scale_s: r6(1.0 / bench.time_scale()),
                     average: r6(s.mean),
                     stddev: r6(s.stddev),
                     cov_pct: r6(s.cov_percent),
@@ -245,20 +247,22 @@ fn write(out: &mut OutDir, o: &EzfioOptions, res: &EzfioResult, config: Value, p
         out.text(&format!("{}.svg", t.name), &svg(plot::render(&c), &t.name)?)?;
     }
     if let Some(s) = &res.stability {
-        let rows: Vec<Vec<String>> =
-            s.iops_per_s.iter().enumerate().map(|(i, v)| vec![(i + 1).to_string(), cell(*v)]).collect();
+        // x: full-scale seconds at each sample's end (each sample is one device second).
+        let t = |i: usize| r6((i + 1) as f64 * s.sample_full_scale_s);
+        let rows: Vec<Vec<String>> = s.iops_per_s.iter().enumerate().map(|(i, v)| vec![cell(t(i)), cell(*v)]).collect();
         out.csv("stability-7030-4k.csv", &["second", "iops"], &rows)?;
-        let flat = |k: f64| vec![(1.0, k), (s.iops_per_s.len() as f64, k)];
+        let flat = |k: f64| vec![(t(0), k), (t(s.iops_per_s.len().saturating_sub(1)), k)];
+        let per = if s.sample_full_scale_s > 1.0 {
+            format!("IOPS per device second ({:.0} full-scale s each)", s.sample_full_scale_s)
+        } else {
+            "IOPS per second".to_string()
+        };
         let c = Chart::new(
             format!("ezFIO 4k 70/30 stability, 256 threads: avg {:.0}, CoV {:.2}%", s.average, s.cov_pct),
-            "time (s)",
+            "time (full-scale s)",
             "IOPS",
         )
-        .with(Series::new(
-            "IOPS per second",
-            s.iops_per_s.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect(),
-            Style::Line,
-        ))
+        .with(Series::new(&per, s.iops_per_s.iter().enumerate().map(|(i, v)| (t(i), *v)).collect(), Style::Line))
         .with(Series::new("average", flat(s.average), Style::Dashed).color((0, 0, 0)))
         .with(Series::new("average - stddev", flat(s.average - s.stddev), Style::Dashed).color((200, 0, 0)))
         .with(Series::new("average + stddev", flat(s.average + s.stddev), Style::Dashed).color((200, 0, 0)));
