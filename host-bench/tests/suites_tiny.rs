@@ -246,6 +246,16 @@ fn fob_curve_decreases_then_flattens() {
     assert!(dw > 0.0 && dw < o.drive_writes, "{dw}, rounds {:?}", c.rounds);
     let svg = std::fs::read_to_string(d.path().join("fob-drive-writes.svg")).unwrap();
     assert!(svg.contains(&format!("steady state from {dw:.2} drive writes")), "no marker in the plot");
+    // The steady-state spread covers the seconds from the window's start to the end (tiny runs
+    // unscaled: a device second is a point of the curve; a partial last point may be dropped).
+    let sp = c.steady_per_second.unwrap();
+    let t0 = c.time_to_steady_state_s.unwrap();
+    let steady: Vec<f64> = c.points.iter().filter(|p| p.t_s > t0 + 1e-9).map(|p| p.iops).collect();
+    let k = usize::try_from(sp.samples).unwrap();
+    assert!(k <= steady.len() && k + 1 >= steady.len(), "{sp:?} vs {} points after {t0} s", steady.len());
+    let mean = steady[..k].iter().sum::<f64>() / k as f64;
+    assert!((sp.mean_iops / mean - 1.0).abs() < 1e-4, "{sp:?} vs mean {mean}");
+    assert_eq!(sp.zero_samples, 0, "{sp:?}");
     assert_svgs(d.path(), d.written());
 }
 

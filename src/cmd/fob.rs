@@ -46,8 +46,14 @@ pub fn run(a: FobArgs) -> Result<(), CliError> {
         ),
         _ => format!("steady state not reached in {} rounds", c.rounds.len()),
     };
+    let spread = c.steady_per_second.map_or(String::new(), |s| {
+        format!(
+            "; per-second IOPS in steady state: CoV {:.2}%, min {:.0}, {} zero, over {} device seconds",
+            s.cov_pct, s.min_iops, s.zero_samples, s.samples
+        )
+    });
     print_out(&format!(
-        "FOB {first:.0} IOPS; {ss}; {} s of curve; wrote {} files to {}\n",
+        "FOB {first:.0} IOPS; {ss}{spread}; {} s of curve; wrote {} files to {}\n",
         c.points.len(),
         out.written().len(),
         out.path().display()

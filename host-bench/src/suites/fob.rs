@@ -8,6 +8,7 @@
 use super::steady::{self, Determination};
 use super::{cell, parse_job, r6, Bench, Ctl, OutDir, Perf, SuiteError};
 use crate::plot::{self, Chart, Series, Style};
+use crate::stats::{iops_per_window, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -80,6 +81,19 @@ pub struct CurvePoint {
     pub wa: Option<f64>,
 }
 
+/// Write IOPS per device second from the start of steady state to the end of the curve.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SteadySpread {
+    pub samples: u64,
+    pub mean_iops: f64,
+    pub cov_pct: f64,
+    pub min_iops: f64,
+    /// Device seconds without a completed write.
+    pub zero_samples: u64,
+    /// Full-scale seconds of drive writes one sample spans (1 on a real drive).
+    pub sample_full_scale_s: f64,
+}
+
 /// The whole curve and its steady-state determination.
 #[derive(Clone, Debug, Serialize)]
 pub struct Curve {
@@ -97,6 +111,10 @@ pub struct Curve {
     /// Host writes (in user capacities) at the start of that window: where a review marks
     /// steady state on its drive-writes axis.
     pub drive_writes_to_steady_state: Option<f64>,
+    /// Per-second spread once steady state is reached, over device seconds (see
+    /// `stats::iops_per_window`): the curve's points are full-scale seconds, which at 1/N hold
+    /// 1/N of a real second's I/Os.
+    pub steady_per_second: Option<SteadySpread>,
     pub interrupted: bool,
 }
 
@@ -129,6 +147,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         determination: None,
         time_to_steady_state_s: None,
         drive_writes_to_steady_state: None,
+        steady_per_second: None,
         interrupted: ctl.stopped(),
     };
     if curve.interrupted {
@@ -166,6 +185,20 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         let ends = round_ends(&curve.points, o.round_s);
         // The window starts where the round before it ended (at 0 for the first round).
         d.rounds[0].checked_sub(2).and_then(|k| ends.get(k)).map_or(0.0, |&i| curve.points[i].drive_writes)
+    });
+    curve.steady_per_second = curve.time_to_steady_state_s.map(|t| {
+        let from_ns = nand_model::cast::sat_u64(t * ts * 1e9);
+        let steady = job.series.iter().skip_while(|p| p.start_ns < from_ns).cloned().collect::<Vec<_>>();
+        let x = iops_per_window(&steady, DEVICE_SECOND_NS);
+        let s = SampleSummary::from_samples(x.iter().copied());
+        SteadySpread {
+            samples: s.samples,
+            mean_iops: r6(s.mean),
+            cov_pct: r6(s.cov_percent),
+            min_iops: r6(if s.samples > 0 { s.min } else { 0.0 }),
+            zero_samples: x.iter().filter(|&&v| v == 0.0).count() as u64,
+            sample_full_scale_s: r6(1.0 / ts),
+        }
     });
     Ok(curve)
 }
