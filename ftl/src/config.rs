@@ -90,12 +90,6 @@ pub struct FtlConfig {
     /// Separate write streams for host data and GC-relocated (colder) data.
     #[serde(default = "d_true")]
     pub hot_cold_separation: bool,
-    /// Move cold data off the least-worn blocks when the erase-count spread exceeds
-    /// `wear_level_threshold`.
-    #[serde(default)]
-    pub static_wear_leveling: bool,
-    #[serde(default = "d_wl_threshold")]
-    pub wear_level_threshold: u32,
 }
 
 /// `[power]`: drive-level power model, NVMe power states and the power governor's policy.
@@ -166,9 +160,6 @@ fn d_fg() -> f64 {
 }
 fn d_reserved() -> f64 {
     1.0
-}
-fn d_wl_threshold() -> u32 {
-    200
 }
 fn d_host_pj() -> f64 {
     200.0
@@ -241,7 +232,6 @@ impl FtlConfig {
         check_f64("ftl.gc_bg_free_pct", self.gc_bg_free_pct, 0.0, 50.0)?;
         check_f64("ftl.gc_fg_free_pct", self.gc_fg_free_pct, 0.0, self.gc_bg_free_pct)?;
         check_f64("ftl.reserved_blocks_pct", self.reserved_blocks_pct, 0.0, 50.0)?;
-        check_u64("ftl.wear_level_threshold", self.wear_level_threshold.into(), 1, 1_000_000)?;
         Ok(())
     }
 }
