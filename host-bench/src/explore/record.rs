@@ -69,7 +69,9 @@ pub struct Recorder {
     wdirty_mark: Vec<bool>,
     writes: WriteLog,
     last_write_ns: u64,
-    /// Which blocks a write can have changed (what the per-write look covers).
+    /// Which blocks a write can have changed (what the per-write look covers); kept only with
+    /// a write log: without one, looks are at frames only, and a full look then costs less
+    /// than following every write.
     ww: WriteWatch,
     /// Log every host write ([`Recorder::with_write_log`]).
     write_log: bool,
@@ -212,17 +214,18 @@ impl Recorder {
         } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
-        if let Some(c) = done {
+        if let (Some(c), true) = (done, self.write_log) {
             self.ww.completed(c);
         }
     }
 
     /// Finds the blocks changed since the last look: notes them for the next frame and the next
     /// write entry, and new victims for the next frame.
-    /// Looks only at the blocks that can have changed when that is known ([`WriteWatch`]).
+    /// With a write log, looks only at the blocks that can have changed when that is known
+    /// ([`WriteWatch`]); without, every look is a full one.
     fn look(&mut self, ssd: &SimSsd) {
         self.changed.clear();
-        let cands = self.ww.candidates(ssd);
+        let cands = if self.write_log { self.ww.candidates(ssd) } else { None };
         let full = cands.is_none();
         match cands {
             Some((any, closed)) => self.shadow.changes_of(ssd, any, closed, &mut self.changed),
@@ -235,7 +238,9 @@ impl Recorder {
             let now: Vec<BlockRec> = missed.iter().map(|c| self.shadow.last[c.0 as usize]).collect();
             debug_assert!(missed.is_empty(), "explore: a short look missed block changes {missed:?}, now {now:?}");
         }
-        self.ww.looked(ssd, &self.shadow.last, &self.changed, full);
+        if self.write_log {
+            self.ww.looked(ssd, &self.shadow.last, &self.changed, full);
+        }
         if self.changed.is_empty() {
             return;
         }
@@ -511,6 +516,9 @@ impl Device for Observed<'_> {
         self.target.now_ns()
     }
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
+        if !self.rec.write_log {
+            return self.target.submit(req);
+        }
         let dir = req.dir;
         self.rec.ww.submitted(&self.target.ssd, &req, self.rec.meta.sampled_blocks);
         let r = self.target.submit(req);
