@@ -11,6 +11,7 @@ pub use super::latency::latency_bucket_upper_ns;
 pub(crate) use super::latency::{lat_bucket, lat_upper, LAT_BUCKETS};
 use super::model::*;
 use super::optrace::DieRecorder;
+use super::thin;
 use super::writewatch::WriteWatch;
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::sim::SimTarget;
@@ -360,87 +361,10 @@ impl Recorder {
         }
     }
 
-    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
-    /// frames stay) and doubles the completions per frame.
-    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
+    /// Merges frames pairwise ([`thin::thin`]) and doubles the completions per frame.
     fn thin(&mut self) {
-        let n = self.frames.t_ns.len();
-        // The last old frame of each new frame, and each old frame's new index.
-        let (mut keep, mut map) = (Vec::with_capacity(n / 2 + 1), Vec::with_capacity(n));
-        let mut open = 0usize; // old frames in the new frame being built
-        for i in 0..n {
-            map.push(keep.len() as u32);
-            open += 1;
-            let alone = i == 0 || self.frames.fine[i];
-            let next_alone = i + 1 < n && self.frames.fine[i + 1];
-            if alone || open == 2 || next_alone || i + 1 == n {
-                keep.push(i);
-                open = 0;
-            }
-        }
-        // Frame k of the result covers old frames (prev kept + 1)..=k.
-        let mut out = Frames::default();
-        let mut from = 0usize;
-        for &k in &keep {
-            let span = from..=k;
-            let f = &self.frames;
-            macro_rules! take {
-                ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
-            }
-            take!(
-                t_ns,
-                calls,
-                host_writes,
-                host_reads,
-                host_write_bytes,
-                host_trim_bytes,
-                nand_write_bytes,
-                gc_write_bytes,
-                gc_victims,
-                erases,
-                free_blocks,
-                gc_stall_ns,
-                energy_j,
-                throttled_ns,
-                fine,
-                writes
-            );
-            out.completions.push(span.clone().map(|i| f.completions[i]).sum());
-            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
-            if !f.hist.is_empty() {
-                out.hist.push(f.hist[k].clone());
-            }
-            from = k + 1;
-        }
-        let merged = |i: u32| map[i as usize];
-        self.seen.clear();
-        self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
-        let mut deltas = Vec::with_capacity(self.deltas.len());
-        for &(i, b, r) in &self.deltas {
-            let m = merged(i);
-            match self.seen[b as usize] {
-                (f, pos) if f == m + 1 => deltas[pos] = (m, b, r),
-                _ => {
-                    self.seen[b as usize] = (m + 1, deltas.len());
-                    deltas.push((m, b, r));
-                }
-            }
-        }
-        self.deltas = deltas;
-        let mut lat: Vec<(u32, u16, u32)> = Vec::with_capacity(self.lat.len());
-        let mut start = 0usize;
-        for &(i, b, c) in &self.lat {
-            let m = merged(i);
-            if lat.last().is_some_and(|e| e.0 != m) {
-                start = lat.len();
-            }
-            match lat[start..].iter_mut().find(|e| e.1 == b) {
-                Some(e) => e.2 += c,
-                None => lat.push((m, b, c)),
-            }
-        }
-        self.lat = lat;
-        self.frames = out;
+        let blocks = self.meta.sampled_blocks as usize;
+        thin::thin(&mut self.frames, &mut self.deltas, &mut self.lat, &mut self.seen, blocks);
         self.every = self.every.saturating_mul(2);
     }
 
@@ -451,8 +375,11 @@ impl Recorder {
         }
         let mut frames = self.frames;
         let dies = self.dies.finish(ssd);
-        let n = frames.t_ns.len();
-        frames.delta = vec![Vec::new(); n];
+        let mut len = vec![0usize; frames.t_ns.len()];
+        for &(i, ..) in &self.deltas {
+            len[i as usize] += 7;
+        }
+        frames.delta = len.into_iter().map(Vec::with_capacity).collect();
         for &(i, b, r) in &self.deltas {
             frames.delta[i as usize].extend_from_slice(&[
                 b as u64,
