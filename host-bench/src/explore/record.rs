@@ -465,7 +465,7 @@ impl Device for Observed<'_> {
                 return self.cut_power(deadline_ns.is_some()).map(|_| None);
             }
         }
-        self.rec.dies.drain(&mut self.target.ssd);
+        self.rec.dies.tick(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, r.as_ref());
         Ok(r)
     }
@@ -477,7 +477,7 @@ impl Device for Observed<'_> {
     }
     fn settle(&mut self) {
         self.target.settle();
-        self.rec.dies.drain(&mut self.target.ssd);
+        self.rec.dies.tick(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, None);
     }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
