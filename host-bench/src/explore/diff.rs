@@ -19,6 +19,8 @@ pub struct BlockShadow {
     state: Vec<BlockState>,
     /// Scratch: per block, not zero if its moving fields differ from the shadow's.
     diff: Vec<u32>,
+    /// Scratch: the blocks that differ.
+    hits: Vec<u32>,
     /// The victim being relocated then: its record's state depends on it, not on the table.
     relocating: Option<u32>,
 }
@@ -35,6 +37,7 @@ impl BlockShadow {
             erase: t.erase_count[..n].to_vec(),
             state: t.state[..n].to_vec(),
             diff: vec![0; n],
+            hits: vec![0; n],
             relocating: ssd.core.relocating(),
         }
     }
@@ -55,14 +58,23 @@ impl BlockShadow {
         for ((d, &x), &y) in d.iter_mut().zip(&t.state[..n]).zip(&self.state) {
             *d |= u32::from(x as u8 ^ y as u8);
         }
-        let start = out.len();
-        for i in 0..n {
-            if self.diff[i] != 0 {
-                (self.valid[i], self.wp[i], self.erase[i], self.state[i]) =
-                    (t.valid[i], t.write_ptr[i], t.erase_count[i], t.state[i]);
-                self.record(ssd, i as u32, relocating, out);
-            }
+        // The blocks that differ, listed without a branch per block (which blocks changed is
+        // not predictable: a mispredicted branch per changed block was most of a look's time).
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.resize(n, 0);
+        let mut k = 0;
+        for (i, &d) in self.diff[..n].iter().enumerate() {
+            hits[k] = i as u32;
+            k += usize::from(d != 0);
         }
+        let start = out.len();
+        for &b in &hits[..k] {
+            let i = b as usize;
+            (self.valid[i], self.wp[i], self.erase[i], self.state[i]) =
+                (t.valid[i], t.write_ptr[i], t.erase_count[i], t.state[i]);
+            self.record(ssd, b, relocating, out);
+        }
+        self.hits = hits;
         if relocating != self.relocating {
             // The relocating victim's record changes without its table entry changing.
             for b in [self.relocating, relocating].into_iter().flatten() {

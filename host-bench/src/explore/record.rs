@@ -245,7 +245,7 @@ impl Recorder {
         if self.changed.is_empty() {
             return;
         }
-        let log = self.writes.n.len() < MAX_WRITE_ENTRIES;
+        let log = self.write_log && self.writes.n.len() < MAX_WRITE_ENTRIES;
         for &(b, old) in &self.changed {
             let i = b as usize;
             if !self.dirty_mark[i] {
