@@ -92,12 +92,17 @@ impl DieRecorder {
     }
 
     /// Notes which shown dies wait for the power governor now.
-    #[allow(clippy::cast_possible_truncation)] // die numbers are u32
+    #[inline]
     pub fn sample_held(&mut self, ssd: &SimSsd) {
         // Only a capped governor holds operations, and a cap changes only on an idle array.
-        if !ssd.flash().governor().is_some_and(Governor::capped) {
-            return;
+        if ssd.flash().governor().is_some_and(Governor::capped) {
+            self.sample_held_capped(ssd);
         }
+    }
+
+    #[inline(never)]
+    #[allow(clippy::cast_possible_truncation)] // die numbers are u32
+    fn sample_held_capped(&mut self, ssd: &SimSsd) {
         let now = ssd.now();
         for d in 0..self.dies {
             if let Some(since) = ssd.flash().die_activity(d as u32).held_since {
