@@ -112,10 +112,9 @@ impl BlockShadow {
     #[inline]
     fn record(&mut self, ssd: &SimSsd, b: u32, relocating: Option<u32>, out: &mut Vec<(u32, BlockRec)>) {
         let r = block_rec_with(ssd, b, relocating);
-        let old = &mut self.last[b as usize];
-        if r != *old {
-            out.push((b, *old));
-            *old = r;
+        let old = std::mem::replace(&mut self.last[b as usize], r);
+        if r != old {
+            out.push((b, old));
         }
     }
 }
