@@ -59,7 +59,7 @@ impl BlockShadow {
             *d |= u32::from(x as u8 ^ y as u8);
         }
         // The blocks that differ, listed without a branch per block (which blocks changed is
-        // not predictable: a mispredicted branch per changed block was most of a look's time).
+        // not predictable: a mispredicted branch per changed block was a look's largest cost).
         let mut hits = std::mem::take(&mut self.hits);
         hits.resize(n, 0);
         let mut k = 0;

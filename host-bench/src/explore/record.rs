@@ -171,7 +171,7 @@ impl Recorder {
 
     /// Logs every host write's block changes (up to [`MAX_WRITE_ENTRIES`]), so the page steps
     /// one write at a time anywhere, instead of single-write frames for the first
-    /// [`FINE_WRITES`] writes after GC starts. Costs about 1,000 instructions per write.
+    /// [`FINE_WRITES`] writes after GC starts. Costs about 1,100 instructions per write.
     pub fn with_write_log(mut self, on: bool) -> Recorder {
         self.write_log = on;
         self
