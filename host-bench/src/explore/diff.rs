@@ -1,15 +1,13 @@
 //! Which sampled blocks changed since the last look. A full look compares the block table's
-//! moving fields with a shadow copy a chunk at a time (without branches or bounds checks, so
-//! the compiler vectorises it) and looks block by block only at chunks that differ; a look at
-//! given blocks is for the recorder's per-write log, which knows which blocks a write can move.
+//! moving fields with a shadow copy field by field over all blocks (zipped slices: no branches
+//! or bounds checks, so the compiler vectorises it) into a per-block difference, then visits
+//! the blocks that differ; a look at given blocks is for the recorder's per-write log, which
+//! knows which blocks a write can move.
 
 use super::model::BlockRec;
 use super::record::block_rec_with;
 use ftl::blocks::BlockState;
 use ftl::device::SimSsd;
-
-/// Blocks compared per chunk before looking at single blocks.
-const CHUNK: usize = 16;
 
 /// The sampled blocks as last seen.
 pub struct BlockShadow {
@@ -19,8 +17,10 @@ pub struct BlockShadow {
     wp: Vec<u32>,
     erase: Vec<u32>,
     state: Vec<BlockState>,
-    /// Scratch: first blocks of the chunks that differ.
-    chunks: Vec<u32>,
+    /// Scratch: per block, not zero if its moving fields differ from the shadow's.
+    diff: Vec<u32>,
+    /// Scratch: the blocks that differ.
+    hits: Vec<u32>,
     /// The victim being relocated then: its record's state depends on it, not on the table.
     relocating: Option<u32>,
 }
@@ -36,7 +36,8 @@ impl BlockShadow {
             wp: t.write_ptr[..n].to_vec(),
             erase: t.erase_count[..n].to_vec(),
             state: t.state[..n].to_vec(),
-            chunks: Vec::new(),
+            diff: vec![0; n],
+            hits: vec![0; n],
             relocating: ssd.core.relocating(),
         }
     }
@@ -48,31 +49,32 @@ impl BlockShadow {
         let t = &ssd.core.blocks;
         let n = self.last.len();
         let relocating = ssd.core.relocating();
-        let (v, w, e, s) = (&t.valid[..n], &t.write_ptr[..n], &t.erase_count[..n], &t.state[..n]);
-        let (sv, sw, se, ss) = (&self.valid[..n], &self.wp[..n], &self.erase[..n], &self.state[..n]);
-        self.chunks.clear();
-        let mut a = 0;
-        while a < n {
-            let b = (a + CHUNK).min(n);
-            let mut acc = 0u32;
-            for i in a..b {
-                acc |= (v[i] ^ sv[i]) | (w[i] ^ sw[i]) | (e[i] ^ se[i]) | (s[i] as u32 ^ ss[i] as u32);
-            }
-            if acc != 0 {
-                self.chunks.push(a as u32);
-            }
-            a = b;
+        let d = &mut self.diff[..n];
+        for ((d, &x), &y) in d.iter_mut().zip(&t.valid[..n]).zip(&self.valid) {
+            *d = x ^ y;
+        }
+        or_xor(d, &t.write_ptr[..n], &self.wp);
+        or_xor(d, &t.erase_count[..n], &self.erase);
+        for ((d, &x), &y) in d.iter_mut().zip(&t.state[..n]).zip(&self.state) {
+            *d |= u32::from(x as u8 ^ y as u8);
+        }
+        // The blocks that differ, listed without a branch per block (which blocks changed is
+        // not predictable: a mispredicted branch per changed block was a look's largest cost).
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.resize(n, 0);
+        let mut k = 0;
+        for (i, &d) in self.diff[..n].iter().enumerate() {
+            hits[k] = i as u32;
+            k += usize::from(d != 0);
         }
         let start = out.len();
-        for k in 0..self.chunks.len() {
-            let a = self.chunks[k] as usize;
-            for i in a..(a + CHUNK).min(n) {
-                if (v[i], w[i], e[i], s[i]) != (self.valid[i], self.wp[i], self.erase[i], self.state[i]) {
-                    (self.valid[i], self.wp[i], self.erase[i], self.state[i]) = (v[i], w[i], e[i], s[i]);
-                    self.record(ssd, i as u32, relocating, out);
-                }
-            }
+        for &b in &hits[..k] {
+            let i = b as usize;
+            (self.valid[i], self.wp[i], self.erase[i], self.state[i]) =
+                (t.valid[i], t.write_ptr[i], t.erase_count[i], t.state[i]);
+            self.record(ssd, b, relocating, out);
         }
+        self.hits = hits;
         if relocating != self.relocating {
             // The relocating victim's record changes without its table entry changing.
             for b in [self.relocating, relocating].into_iter().flatten() {
@@ -107,12 +109,20 @@ impl BlockShadow {
         }
     }
 
+    #[inline]
     fn record(&mut self, ssd: &SimSsd, b: u32, relocating: Option<u32>, out: &mut Vec<(u32, BlockRec)>) {
         let r = block_rec_with(ssd, b, relocating);
-        let old = &mut self.last[b as usize];
-        if r != *old {
-            out.push((b, *old));
-            *old = r;
+        let old = std::mem::replace(&mut self.last[b as usize], r);
+        if r != old {
+            out.push((b, old));
         }
+    }
+}
+
+/// `d[i] |= a[i] ^ b[i]`, vectorised.
+#[inline]
+fn or_xor(d: &mut [u32], a: &[u32], b: &[u32]) {
+    for ((d, &x), &y) in d.iter_mut().zip(a).zip(b) {
+        *d |= x ^ y;
     }
 }

@@ -14,6 +14,7 @@ pub mod optrace;
 pub mod page;
 pub mod record;
 pub mod series;
+mod thin;
 pub mod writewatch;
 
 pub use model::{Page, Question, Recording};

@@ -11,6 +11,7 @@ pub use super::latency::latency_bucket_upper_ns;
 pub(crate) use super::latency::{lat_bucket, lat_upper, LAT_BUCKETS};
 use super::model::*;
 use super::optrace::DieRecorder;
+use super::thin;
 use super::writewatch::WriteWatch;
 use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, IoRequest};
 use crate::sim::SimTarget;
@@ -69,7 +70,9 @@ pub struct Recorder {
     wdirty_mark: Vec<bool>,
     writes: WriteLog,
     last_write_ns: u64,
-    /// Which blocks a write can have changed (what the per-write look covers).
+    /// Which blocks a write can have changed (what the per-write look covers); kept only with
+    /// a write log: without one, looks are at frames only, and a full look then costs less
+    /// than following every write.
     ww: WriteWatch,
     /// Log every host write ([`Recorder::with_write_log`]).
     write_log: bool,
@@ -168,7 +171,7 @@ impl Recorder {
 
     /// Logs every host write's block changes (up to [`MAX_WRITE_ENTRIES`]), so the page steps
     /// one write at a time anywhere, instead of single-write frames for the first
-    /// [`FINE_WRITES`] writes after GC starts. Costs about 1,000 instructions per write.
+    /// [`FINE_WRITES`] writes after GC starts. Costs about 1,100 instructions per write.
     pub fn with_write_log(mut self, on: bool) -> Recorder {
         self.write_log = on;
         self
@@ -212,17 +215,18 @@ impl Recorder {
         } else if self.since >= self.every || ssd.core.stats.gc_victims != self.last_victims {
             self.frame(ssd);
         }
-        if let Some(c) = done {
+        if let (Some(c), true) = (done, self.write_log) {
             self.ww.completed(c);
         }
     }
 
     /// Finds the blocks changed since the last look: notes them for the next frame and the next
     /// write entry, and new victims for the next frame.
-    /// Looks only at the blocks that can have changed when that is known ([`WriteWatch`]).
+    /// With a write log, looks only at the blocks that can have changed when that is known
+    /// ([`WriteWatch`]); without, every look is a full one.
     fn look(&mut self, ssd: &SimSsd) {
         self.changed.clear();
-        let cands = self.ww.candidates(ssd);
+        let cands = if self.write_log { self.ww.candidates(ssd) } else { None };
         let full = cands.is_none();
         match cands {
             Some((any, closed)) => self.shadow.changes_of(ssd, any, closed, &mut self.changed),
@@ -235,11 +239,13 @@ impl Recorder {
             let now: Vec<BlockRec> = missed.iter().map(|c| self.shadow.last[c.0 as usize]).collect();
             debug_assert!(missed.is_empty(), "explore: a short look missed block changes {missed:?}, now {now:?}");
         }
-        self.ww.looked(ssd, &self.shadow.last, &self.changed, full);
+        if self.write_log {
+            self.ww.looked(ssd, &self.shadow.last, &self.changed, full);
+        }
         if self.changed.is_empty() {
             return;
         }
-        let log = self.writes.n.len() < MAX_WRITE_ENTRIES;
+        let log = self.write_log && self.writes.n.len() < MAX_WRITE_ENTRIES;
         for &(b, old) in &self.changed {
             let i = b as usize;
             if !self.dirty_mark[i] {
@@ -355,87 +361,10 @@ impl Recorder {
         }
     }
 
-    /// Merges frames pairwise (1 with 2, 3 with 4, ...; frame 0, the start, and single-write
-    /// frames stay) and doubles the completions per frame.
-    #[allow(clippy::cast_possible_truncation)] // latency buckets, blocks, dies and frames are far below u16/u32 limits (Layout ids are u32)
+    /// Merges frames pairwise ([`thin::thin`]) and doubles the completions per frame.
     fn thin(&mut self) {
-        let n = self.frames.t_ns.len();
-        // The last old frame of each new frame, and each old frame's new index.
-        let (mut keep, mut map) = (Vec::with_capacity(n / 2 + 1), Vec::with_capacity(n));
-        let mut open = 0usize; // old frames in the new frame being built
-        for i in 0..n {
-            map.push(keep.len() as u32);
-            open += 1;
-            let alone = i == 0 || self.frames.fine[i];
-            let next_alone = i + 1 < n && self.frames.fine[i + 1];
-            if alone || open == 2 || next_alone || i + 1 == n {
-                keep.push(i);
-                open = 0;
-            }
-        }
-        // Frame k of the result covers old frames (prev kept + 1)..=k.
-        let mut out = Frames::default();
-        let mut from = 0usize;
-        for &k in &keep {
-            let span = from..=k;
-            let f = &self.frames;
-            macro_rules! take {
-                ($($col:ident),*) => { $( out.$col.push(f.$col[k]); )* };
-            }
-            take!(
-                t_ns,
-                calls,
-                host_writes,
-                host_reads,
-                host_write_bytes,
-                host_trim_bytes,
-                nand_write_bytes,
-                gc_write_bytes,
-                gc_victims,
-                erases,
-                free_blocks,
-                gc_stall_ns,
-                energy_j,
-                throttled_ns,
-                fine,
-                writes
-            );
-            out.completions.push(span.clone().map(|i| f.completions[i]).sum());
-            out.victims.push(span.clone().flat_map(|i| f.victims[i].iter().cloned()).collect());
-            if !f.hist.is_empty() {
-                out.hist.push(f.hist[k].clone());
-            }
-            from = k + 1;
-        }
-        let merged = |i: u32| map[i as usize];
-        self.seen.clear();
-        self.seen.resize(self.meta.sampled_blocks as usize, (0, 0));
-        let mut deltas = Vec::with_capacity(self.deltas.len());
-        for &(i, b, r) in &self.deltas {
-            let m = merged(i);
-            match self.seen[b as usize] {
-                (f, pos) if f == m + 1 => deltas[pos] = (m, b, r),
-                _ => {
-                    self.seen[b as usize] = (m + 1, deltas.len());
-                    deltas.push((m, b, r));
-                }
-            }
-        }
-        self.deltas = deltas;
-        let mut lat: Vec<(u32, u16, u32)> = Vec::with_capacity(self.lat.len());
-        let mut start = 0usize;
-        for &(i, b, c) in &self.lat {
-            let m = merged(i);
-            if lat.last().is_some_and(|e| e.0 != m) {
-                start = lat.len();
-            }
-            match lat[start..].iter_mut().find(|e| e.1 == b) {
-                Some(e) => e.2 += c,
-                None => lat.push((m, b, c)),
-            }
-        }
-        self.lat = lat;
-        self.frames = out;
+        let blocks = self.meta.sampled_blocks as usize;
+        thin::thin(&mut self.frames, &mut self.deltas, &mut self.lat, &mut self.seen, blocks);
         self.every = self.every.saturating_mul(2);
     }
 
@@ -446,8 +375,11 @@ impl Recorder {
         }
         let mut frames = self.frames;
         let dies = self.dies.finish(ssd);
-        let n = frames.t_ns.len();
-        frames.delta = vec![Vec::new(); n];
+        let mut len = vec![0usize; frames.t_ns.len()];
+        for &(i, ..) in &self.deltas {
+            len[i as usize] += 7;
+        }
+        frames.delta = len.into_iter().map(Vec::with_capacity).collect();
         for &(i, b, r) in &self.deltas {
             frames.delta[i as usize].extend_from_slice(&[
                 b as u64,
@@ -511,6 +443,9 @@ impl Device for Observed<'_> {
         self.target.now_ns()
     }
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
+        if !self.rec.write_log {
+            return self.target.submit(req);
+        }
         let dir = req.dir;
         self.rec.ww.submitted(&self.target.ssd, &req, self.rec.meta.sampled_blocks);
         let r = self.target.submit(req);
@@ -530,7 +465,7 @@ impl Device for Observed<'_> {
                 return self.cut_power(deadline_ns.is_some()).map(|_| None);
             }
         }
-        self.rec.dies.drain(&mut self.target.ssd);
+        self.rec.dies.tick(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, r.as_ref());
         Ok(r)
     }
@@ -542,7 +477,7 @@ impl Device for Observed<'_> {
     }
     fn settle(&mut self) {
         self.target.settle();
-        self.rec.dies.drain(&mut self.target.ssd);
+        self.rec.dies.tick(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, None);
     }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {

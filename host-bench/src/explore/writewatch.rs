@@ -1,6 +1,7 @@
-//! Which blocks can have changed since the recorder's last look, so that the looks after every
-//! host write (for the per-write log) and at frames cover a handful of blocks instead of the
-//! whole table. Between two looks a block's record changes only if
+//! Which blocks can have changed since the recorder's last look, so that with a write log the
+//! looks after every host write and at frames cover a handful of blocks instead of the whole
+//! table (without one the recorder looks only at frames, where a full look costs less than
+//! following every write). Between two looks a block's record changes only if
 //! - it was open or a victim at the last look (write pointer, valid count, state, erase), or
 //! - it held a unit that an outstanding write overwrites when the write was submitted (valid
 //!   count down: the FTL remaps a write's units when it admits it, between its submission and
