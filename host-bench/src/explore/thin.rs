@@ -33,30 +33,36 @@ pub(super) fn thin(
     }
     // New frame j covers old frames (previous kept + 1)..=keep[j], so j <= the first of them:
     // writing j never overwrites an old frame still to be read.
+    // The columns a kept frame takes as they are at its last old frame (once, for both uses).
+    macro_rules! per_frame_columns {
+        ($m:ident) => {
+            $m!(
+                t_ns,
+                calls,
+                host_writes,
+                host_reads,
+                host_write_bytes,
+                host_trim_bytes,
+                nand_write_bytes,
+                gc_write_bytes,
+                gc_victims,
+                erases,
+                free_blocks,
+                gc_stall_ns,
+                energy_j,
+                throttled_ns,
+                fine,
+                writes
+            )
+        };
+    }
     let f = frames;
     let mut from = 0usize;
     for (j, &k) in keep.iter().enumerate() {
         macro_rules! take {
             ($($col:ident),*) => { $( f.$col[j] = f.$col[k]; )* };
         }
-        take!(
-            t_ns,
-            calls,
-            host_writes,
-            host_reads,
-            host_write_bytes,
-            host_trim_bytes,
-            nand_write_bytes,
-            gc_write_bytes,
-            gc_victims,
-            erases,
-            free_blocks,
-            gc_stall_ns,
-            energy_j,
-            throttled_ns,
-            fine,
-            writes
-        );
+        per_frame_columns!(take);
         f.completions[j] = f.completions[from..=k].iter().sum();
         let mut v = std::mem::take(&mut f.victims[from]);
         for i in from + 1..=k {
@@ -72,27 +78,8 @@ pub(super) fn thin(
     macro_rules! cut {
         ($($col:ident),*) => { $( f.$col.truncate(m); )* };
     }
-    cut!(
-        t_ns,
-        calls,
-        host_writes,
-        host_reads,
-        host_write_bytes,
-        host_trim_bytes,
-        nand_write_bytes,
-        gc_write_bytes,
-        gc_victims,
-        erases,
-        free_blocks,
-        gc_stall_ns,
-        energy_j,
-        throttled_ns,
-        fine,
-        writes,
-        completions,
-        victims,
-        hist
-    );
+    per_frame_columns!(cut);
+    cut!(completions, victims, hist);
     // A block changed in both frames of a pair keeps its first place and its later record.
     seen.clear();
     seen.resize(blocks, (0, 0));

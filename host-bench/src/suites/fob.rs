@@ -188,8 +188,8 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     });
     curve.steady_per_second = curve.time_to_steady_state_s.map(|t| {
         let from_ns = nand_model::cast::sat_u64(t * ts * 1e9);
-        let steady = job.series.iter().skip_while(|p| p.start_ns < from_ns).cloned().collect::<Vec<_>>();
-        let x = iops_per_window(&steady, DEVICE_SECOND_NS);
+        let steady = &job.series[job.series.partition_point(|p| p.start_ns < from_ns)..];
+        let x = iops_per_window(steady, DEVICE_SECOND_NS);
         let s = SampleSummary::from_samples(x.iter().copied());
         SteadySpread {
             samples: s.samples,
