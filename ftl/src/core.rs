@@ -7,7 +7,7 @@ use crate::blocks::{BlockState, BlockTable};
 use crate::config::GcPolicy;
 use crate::die_mask::DieMask;
 use crate::gc::policy::VictimChooser;
-use crate::gc::Ahead;
+use crate::gc::{Ahead, Reloc};
 use crate::huge_pages::filled_vec;
 use crate::layout::{Layout, NONE};
 use crate::live_units::LiveUnits;
@@ -26,6 +26,9 @@ pub enum CoreEvent {
     Program { die: u32, block: u32, mus: u32, host_mus: u32, live_mus: u32, stream: u8 },
     /// GC must read this much of a victim (one multi-plane page read).
     GcRead { die: u32, page_type: u8, planes: u8, bytes: u32 },
+    /// All valid data of GC victim `block` has moved (after the reads and programs above): it
+    /// can be erased once that data is safe.
+    Relocated { block: u32 },
 }
 
 /// Cumulative counters, in mapping units.
@@ -108,8 +111,13 @@ pub struct FtlCore {
     /// free: until a block is released neither the free room nor GC's open room can grow, so
     /// the choice is not re-run on every event (it is O(dies)).
     gc_blocked_at: Option<u64>,
-    /// The victim being relocated and its next word line.
-    pub(crate) reloc: Option<(u32, u32)>,
+    /// (word lines moved, releases, free blocks, relocation epoch) when a lane last could not
+    /// start.
+    lane_refused_at: Option<(u64, u64, u32, u64)>,
+    /// GC's lanes: the victims being relocated, one per die.
+    pub(crate) reloc: Reloc,
+    /// Counts starts and releases of relocations (see [`Self::relocation_epoch`]).
+    pub(crate) relocation_epoch: u64,
     /// The word line GC moves next and how far its mapping entries have been prefetched.
     pub(crate) ahead: Ahead,
     /// `blocks.releases` when the host stream was last found blocked (see host_can_write).
@@ -176,7 +184,9 @@ impl FtlCore {
             host_blocked_at: std::cell::Cell::new(None),
             chooser: VictimChooser::default(),
             gc_blocked_at: None,
-            reloc: None,
+            lane_refused_at: None,
+            reloc: Reloc::new(layout.dies),
+            relocation_epoch: 0,
             ahead: Ahead { victim: NONE, wl: 0, next: 0, end: 0 },
         }
     }
@@ -383,23 +393,51 @@ impl FtlCore {
         self.blocks.free_total() + pending_free < self.cfg.gc_threshold_blocks
     }
 
-    /// Picks a victim that the GC stream has room to relocate.
+    /// Picks the victim GC's next lane collects, if a lane may start (see
+    /// [`Reloc::may_start`]): on the neediest die whose lane is idle, by the policy (see
+    /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.
     pub fn pick_victim(&mut self) -> Option<u32> {
-        if self.gc_blocked_at == Some(self.blocks.releases) {
+        if self.gc_blocked_at == Some(self.blocks.releases) || !self.reloc.may_start() {
             return None;
         }
-        let v = self.chooser.choose(
+        // A lane that could not start is not tried again until a lane moves, starts or ends, a
+        // block is released or the free count changes (the choice is O(dies) and GC asks after
+        // every host write while it is wanted).
+        let state = (self.reloc.wls_moved, self.blocks.releases, self.blocks.free_total(), self.relocation_epoch);
+        if self.lane_refused_at == Some(state) {
+            return None;
+        }
+        let reloc = &self.reloc;
+        let Some(v) = self.chooser.choose_for_lane(
             &mut self.blocks,
             self.cfg.policy,
             self.layout.mus_per_block,
             self.stats.host_write_mus,
-        )?;
+            |d| reloc.idle(d),
+        ) else {
+            self.lane_refused_at = Some(state);
+            return None;
+        };
+        let mpb = self.layout.mus_per_block as u64;
+        let free_room = self.blocks.free_total() as u64 * mpb;
         let need = self.blocks.valid[v as usize] as u64;
-        let free_room = self.blocks.free_total() as u64 * self.layout.mus_per_block as u64;
-        // The open blocks' room is a scan over every die: only needed when free blocks fall short.
-        let fits = free_room >= need || self.open_room_reaches(self.stream_index(GC), need - free_room);
-        if !fits && free_room == 0 {
+        let fits = if !self.reloc.any_active() {
+            // The open blocks' room is a scan over every die: only asked when free blocks fall
+            // short.
+            free_room >= need || self.open_room_reaches(self.stream_index(GC), need - free_room)
+        } else {
+            // Host writes may take free blocks down to their reserve while the lanes move (and
+            // fill a shared stream's open blocks): another lane starts only while the reserve,
+            // less a block for the stream's open unit, could hold all the lanes' data.
+            let sure_room = free_room.min(self.cfg.host_reserve_blocks as u64 * mpb).saturating_sub(mpb);
+            let held: u64 = self.relocating().map(|b| self.blocks.valid[b as usize] as u64).sum();
+            held + need <= sure_room
+        };
+        if !fits && free_room == 0 && !self.reloc.any_active() {
             self.gc_blocked_at = Some(self.blocks.releases);
+        }
+        if !fits {
+            self.lane_refused_at = Some(state);
         }
         fits.then_some(v)
     }
@@ -466,8 +504,10 @@ impl FtlCore {
         self.next_seq = next_seq.max(1);
         self.chooser.reset();
         self.gc_blocked_at = None;
+        self.lane_refused_at = None;
         self.host_blocked_at.set(None);
-        self.reloc = None;
+        self.reloc = Reloc::new(self.layout.dies);
+        self.relocation_epoch += 1;
     }
 
     /// Checks the structural invariants; returns a description of the first violation.

@@ -2,7 +2,10 @@
 //! whole unit, after reading its old data from NAND when it is there.
 //!
 //! - WA counts host bytes as the host wrote them: steady random 512 B writes program 8x the NAND
-//!   bytes per host byte of 4 KiB writes (same GC, one whole unit per write).
+//!   bytes per host byte of 4 KiB writes (same GC, one whole unit per write). Checked on
+//!   generic-tlc at 1/8192, not on tiny: tiny's GC free-block target is 6% of its 64 blocks, so
+//!   how closely GC keeps up with each write size moves its WA by itself (4 KiB 5.01, 512 B 5.94
+//!   per unit with a GC lane on each of its two dies).
 //! - Latency: a 512 B write to a unit on NAND waits at least tR longer than one to a unit in the
 //!   write buffer (merged in DRAM) or to an unmapped unit (merged with zeros); aligned writes
 //!   read nothing.
@@ -67,8 +70,8 @@ fn fill(d: &mut SimSsd) -> u64 {
 
 #[test]
 fn sub_unit_writes_program_whole_units() {
-    let p = profile::load("tiny").unwrap();
-    let mut d = device(&p, 1);
+    let p = profile::load("generic-tlc").unwrap();
+    let mut d = device(&p, 8192);
     let units = fill(&mut d);
     let mut rng = RngStreams::new(3).stream(StreamId::Host, 0);
     let r4k = |rng: &mut ChaCha8Rng| rng.gen_range(0..units) * MU;
@@ -81,15 +84,15 @@ fn sub_unit_writes_program_whole_units() {
     d.check_invariants().unwrap();
     let (wa4, wa5) = (c4.wa(), c5.wa());
     eprintln!(
-        "tiny: steady WA 4 KiB {wa4:.3}, 512 B {wa5:.3} ({:.2}x); RMW reads {} of {} writes",
+        "generic-tlc 1/8192: steady WA 4 KiB {wa4:.3}, 512 B {wa5:.3} ({:.2}x); RMW reads {} of {} writes",
         wa5 / wa4,
         c5.rmw_reads,
         c5.host_writes
     );
     assert_eq!(c4.rmw_reads, 0, "aligned writes read nothing");
     assert!((wa5 / wa4 - 8.0).abs() < 0.4, "512 B WA {wa5} is not ~8x the 4 KiB WA {wa4}");
-    // Units are on NAND except those not yet programmed: the write buffer's (1.25% of the
-    // units) and the relocated units GC has in flight (~5% at WA 4.7 here).
+    // Units are on NAND except those not yet programmed: the write buffer's and the relocated
+    // units GC has in flight.
     assert!(
         c5.rmw_reads as f64 >= 0.9 * c5.host_writes as f64,
         "{} RMW reads for {} writes",

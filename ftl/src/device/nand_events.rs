@@ -36,6 +36,7 @@ impl SimSsd {
                         self.submit_program(slot);
                     }
                 }
+                CoreEvent::Relocated { block } => self.victim_relocated(block),
                 CoreEvent::GcRead { die, page_type, planes, bytes } => {
                     let seq = self.gc_reads.issue();
                     if !in_read_run {

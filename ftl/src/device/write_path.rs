@@ -36,7 +36,7 @@ impl SimSsd {
             let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
             self.buffer_used_mus += 1;
             if let Some(p) = self.pacing.as_mut() {
-                p.host_mus = p.host_mus.saturating_add(1);
+                p.credit = p.credit.saturating_add(p.ratio);
             }
             next += 1;
             if !self.admit_events.is_empty() {

@@ -8,7 +8,7 @@ use nand_model::NandOp;
 
 impl SimSsd {
     /// A victim's data has all been moved: queue its erase for when that data is safe.
-    pub(super) fn victim_relocated(&mut self, v: u32) {
+    pub(crate) fn victim_relocated(&mut self, v: u32) {
         // With PLP the relocated data is safe in the controller's protected DRAM once read, so
         // the victim can be erased then; without PLP it must first be programmed.
         let after = if self.plp {

@@ -1,107 +1,93 @@
-//! GC as the timed device runs it: when to start a victim and pacing its relocation against host
-//! writes (the erase that follows: `erase.rs`).
+//! GC as the timed device runs it: when to start a lane's victim and pacing the lanes'
+//! relocation against host writes (the erase that follows: `erase.rs`).
 
 use crate::core::Step;
 use crate::device::{SimSsd, Stall};
 
-/// Progress of the GC victim being relocated, paced against host writes.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
-pub(crate) struct Pacing {
-    victim: u32,
-    /// Word lines the victim holds.
-    wls_total: u64,
-    /// MUs its erase will free (block size minus valid at selection).
-    gain_mus: u64,
-    /// Host MUs written since it was selected (the write path counts them).
-    pub(crate) host_mus: u64,
-    wls_done: u64,
-    /// The pacing target passes `wls_done` once `host_mus` reaches this (saves a division per
-    /// host write): ceil(h * wls_total / gain_mus) > d  <=>  h >= d * gain_mus / wls_total + 1.
-    next_at: u64,
-}
+/// Fixed-point scale of [`Pacing`]'s word-line figures.
+const ONE: u64 = 1 << 32;
 
-impl Pacing {
-    fn set_done(&mut self, wls_done: u64) {
-        self.wls_done = wls_done;
-        self.next_at = wls_done * self.gain_mus / self.wls_total.max(1) + 1;
-    }
+/// How far GC's lanes are behind host writes: each host unit written owes `ratio` word lines
+/// (the active victims' word lines over the units their erases free), each word line moved
+/// pays one. Word lines are fixed point (`ONE`).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default)]
+pub(crate) struct Pacing {
+    /// Word lines owed.
+    pub(crate) credit: u64,
+    /// Word lines owed per host unit written.
+    pub(crate) ratio: u64,
 }
 
 impl SimSsd {
-    /// The victim GC is relocating now and how many valid units it held when chosen, for views
-    /// that show GC at work (read-only; the simulation never asks).
-    #[allow(clippy::cast_possible_truncation)] // at most mus_per_block, a u32
-    pub fn gc_relocating(&self) -> Option<(u32, u32)> {
-        let mpb = self.core.layout.mus_per_block as u64;
-        self.pacing.map(|p| (p.victim, mpb.saturating_sub(p.gain_mus) as u32))
+    /// How many valid units `block` held when GC chose it, while GC is relocating it, for
+    /// views that show GC at work (read-only; the simulation never asks).
+    pub fn gc_valid_at_pick(&self, block: u32) -> Option<u32> {
+        self.core.valid_at_pick(block)
     }
 
-    /// Runs GC: starts a victim when free blocks (counting erases under way) fall below the
-    /// threshold and relocates it *paced* against host writes — the victim's word lines are
-    /// spread over the host writes that consume the space it will free, so GC work is smooth
-    /// rather than a burst per block (as firmware does to keep latency and IOPS steady). When
-    /// host writes are blocked on space, or free blocks reach the host reserve, GC runs flat out.
+    /// The pacing ratio for the active lanes (see [`Pacing`]).
+    fn pacing_ratio(&self) -> u64 {
+        let r = &self.core.reloc;
+        let wide = (u128::from(r.wls_sum) << 32) / u128::from(r.gain_sum.max(1));
+        u64::try_from(wide).unwrap_or(u64::MAX)
+    }
+
+    /// Runs GC: while free blocks (counting erases under way) are below the threshold, starts
+    /// lanes (a victim per die, staggered, see `relocate.rs`), and relocates the lanes' word
+    /// lines *paced* against host writes — spread over the host writes that consume the space
+    /// they free, so GC work is smooth rather than a burst per block (as firmware does to keep
+    /// latency and IOPS steady). When host writes are blocked on space, or free blocks reach
+    /// the host reserve, GC runs flat out.
     pub(crate) fn maybe_gc(&mut self) {
         loop {
-            if let Some(mut p) = self.pacing {
-                let urgent = matches!(self.stall, Stall::Space(_))
-                    || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
-                if !urgent && p.host_mus < p.next_at {
-                    break;
-                }
-                let target = if urgent {
-                    p.wls_total
-                } else {
-                    p.host_mus.saturating_mul(p.wls_total).div_ceil(p.gain_mus).min(p.wls_total)
-                };
-                // Relocated data waits in the write buffer (the PLP-protected DRAM) until it is
-                // programmed, as the host's does: GC moves no more than the buffer holds. A
-                // victim with nothing valid moves nothing and is released at once.
-                let mpb = u64::from(self.core.layout.mus_per_block);
-                let room = if p.gain_mus >= mpb {
-                    u64::MAX
-                } else {
-                    self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu)
-                };
-                let want = target.saturating_sub(p.wls_done).min(room);
-                if want == 0 {
-                    break;
-                }
-                let mut ev = std::mem::take(&mut self.scratch);
-                let moved_before = self.core.stats.gc_write_mus;
-                let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
-                self.buffer_gc_mus += self.core.stats.gc_write_mus - moved_before;
-                self.run_core_events(&mut ev);
-                self.scratch = ev;
-                p.set_done(self.core.relocation_progress().map_or(p.wls_total, |(_, wl)| wl as u64));
-                self.pacing = Some(p);
-                match step {
-                    Step::Done => {
-                        self.pacing = None;
-                        self.victim_relocated(p.victim);
-                    }
-                    Step::More | Step::Stalled => break,
-                }
-                continue;
-            }
-            if !self.core.gc_wanted(self.pending_erases) {
+            let urgent = matches!(self.stall, Stall::Space(_))
+                || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
+            // The common case after a host write: nothing owed, no lane to start.
+            if !urgent
+                && self.pacing.is_some_and(|p| p.credit < ONE && p.ratio > 0)
+                && !(self.core.reloc.may_start() && self.core.gc_wanted(self.pending_erases))
+            {
                 break;
             }
-            let Some(v) = self.core.pick_victim() else { break };
-            let l = self.core.layout;
-            let valid = self.core.blocks.valid[v as usize] as u64;
-            let wls_total = l.wls_written(self.core.blocks.write_ptr[v as usize]) as u64;
-            self.core.start_relocation(v);
-            let mut p = Pacing {
-                victim: v,
-                wls_total,
-                gain_mus: (l.mus_per_block as u64).saturating_sub(valid).max(1),
-                host_mus: if valid == 0 { u64::MAX / wls_total.max(1) } else { 0 },
-                wls_done: 0,
-                next_at: 0,
-            };
-            p.set_done(0);
+            let mut started = false;
+            while self.core.gc_wanted(self.pending_erases) {
+                let Some(v) = self.core.pick_victim() else { break };
+                self.core.start_lane(v);
+                started = true;
+            }
+            if !self.core.reloc.any_active() {
+                self.pacing = None;
+                break;
+            }
+            let mut p = self.pacing.unwrap_or_default();
+            if started || self.pacing.is_none() {
+                p.ratio = self.pacing_ratio();
+            }
+            // Relocated data waits in the write buffer (the PLP-protected DRAM) until it is
+            // programmed, as the host's does: GC moves no more than the buffer holds. Lanes
+            // with nothing valid left move nothing and are released on the way.
+            let owed = if urgent { u64::MAX } else { p.credit / ONE };
+            let room = self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu);
+            let want = owed.min(room);
+            let mut ev = std::mem::take(&mut self.scratch);
+            let moved_before = self.core.stats.gc_write_mus;
+            let epoch = self.core.relocation_epoch();
+            let wls_before = self.core.reloc.wls_moved;
+            let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
+            let moved_wls = self.core.reloc.wls_moved - wls_before;
+            self.buffer_gc_mus += self.core.stats.gc_write_mus - moved_before;
+            self.run_core_events(&mut ev);
+            self.scratch = ev;
+            p.credit = p.credit.saturating_sub(moved_wls.saturating_mul(ONE));
+            if self.core.relocation_epoch() != epoch {
+                p.ratio = self.pacing_ratio();
+            }
             self.pacing = Some(p);
+            match step {
+                // Lanes finished: more may start.
+                Step::Done => continue,
+                Step::More | Step::Stalled => break,
+            }
         }
         // Host writes blocked on space while a victim waits for a half-filled program unit:
         // pad it so the victim can be erased (padding counts as NAND writes).

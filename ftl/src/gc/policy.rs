@@ -65,6 +65,38 @@ impl VictimChooser {
         }
     }
 
+    /// Picks the block a GC lane collects next: on the die that most needs a free block (fewest
+    /// free plus erase-pending blocks; rotating among equals) of those whose lane is `idle`,
+    /// chosen there by the policy; the next neediest when that die has no candidate.
+    pub fn choose_for_lane(
+        &mut self,
+        blocks: &mut BlockTable,
+        policy: GcPolicy,
+        mus_per_block: u32,
+        now_mus: u64,
+        idle: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let dies = blocks.dies();
+        let start = self.die_cursor % dies;
+        // Supply levels from the lowest up; at each, the idle dies from the cursor on.
+        let mut floor = 0;
+        loop {
+            let supplies = blocks.supplies();
+            let level =
+                (0..dies).filter(|&d| idle(d) && supplies[d as usize] >= floor).map(|d| supplies[d as usize]).min()?;
+            for k in 0..dies {
+                let die = (start + k) % dies;
+                if idle(die) && blocks.supplies()[die as usize] == level {
+                    if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+                        self.die_cursor = (die + 1) % dies;
+                        return Some(b);
+                    }
+                }
+            }
+            floor = level + 1;
+        }
+    }
+
     fn cost_benefit(&mut self, blocks: &BlockTable, mus_per_block: u32, now_mus: u64) -> Option<u32> {
         loop {
             while let Some(&b) = self.batch.last() {

@@ -1,7 +1,8 @@
-//! GC relocation: moving a victim's live units to the GC stream word line by word line, with the
-//! reads they need and the mapping prefetches that hide their cache misses.
+//! GC relocation: moving victims' live units to the GC stream word line by word line, a lane per
+//! die, with the reads they need and the mapping prefetches that hide their cache misses.
 
 use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
+use crate::layout::NONE;
 use nand_model::cast::low_u64;
 
 /// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
@@ -43,59 +44,200 @@ struct Run {
     moved: u32,
 }
 
+/// One die's GC lane: the victim on that die being relocated, if any.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
+pub(crate) struct Lane {
+    /// The victim, or `NONE` when the lane is idle.
+    pub(crate) block: u32,
+    /// Valid units when it was chosen.
+    pub(crate) valid_at_pick: u32,
+    /// Word lines it holds data in (none when nothing in it was valid) and the next to move.
+    wls: u32,
+    wl: u32,
+}
+
+const IDLE: Lane = Lane { block: NONE, valid_at_pick: 0, wls: 0, wl: 0 };
+
+/// GC's lanes, one per die. Firmware collects on every die at once (superblock GC), so the
+/// page reads that move a full-size block's hundreds of word lines run on all dies rather than
+/// queueing on one. Lanes move a word line each in turn, and a lane starts only once the lane
+/// started before it has moved 1/dies of its word lines: the lanes run staggered, so victims
+/// finish (and free their blocks) one after another rather than all at once.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+pub(crate) struct Reloc {
+    lanes: Vec<Lane>,
+    /// Lanes with a victim.
+    active: u32,
+    /// The lane that moves next.
+    cursor: u32,
+    /// The lane started last (`NONE`: none yet).
+    last_started: u32,
+    /// Word lines and erase gains (units) of the active lanes' victims, as chosen: their ratio
+    /// is the word lines GC moves per host unit written.
+    pub(crate) wls_sum: u64,
+    pub(crate) gain_sum: u64,
+    /// Word lines moved since the drive started (the device's pacing counts the difference).
+    pub(crate) wls_moved: u64,
+}
+
+impl Reloc {
+    pub(crate) fn new(dies: u32) -> Reloc {
+        Reloc {
+            lanes: vec![IDLE; dies as usize],
+            active: 0,
+            cursor: 0,
+            last_started: NONE,
+            wls_sum: 0,
+            gain_sum: 0,
+            wls_moved: 0,
+        }
+    }
+
+    /// Whether any lane holds a victim.
+    pub(crate) fn any_active(&self) -> bool {
+        self.active > 0
+    }
+
+    /// Whether another lane may start: an idle one exists and the lane started last has moved
+    /// 1/dies of its word lines (or finished).
+    pub(crate) fn may_start(&self) -> bool {
+        let n = self.lanes.len() as u64;
+        (self.active as u64) < n
+            && self
+                .lanes
+                .get(self.last_started as usize)
+                .is_none_or(|l| l.block == NONE || u64::from(l.wl) * n >= u64::from(l.wls))
+    }
+
+    /// Whether `die`'s lane is idle.
+    pub(crate) fn idle(&self, die: u32) -> bool {
+        self.lanes[die as usize].block == NONE
+    }
+}
+
 impl FtlCore {
-    /// Relocates every valid MU of `victim` to the GC stream at once (the timeless driver and
-    /// foreground GC). Emits the page reads it needs and the programs.
-    pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
-        self.start_relocation(victim);
+    /// Relocates every valid MU of the `victims` (on distinct dies, none relocating) to the GC
+    /// stream at once (the timeless driver). Emits the page reads it needs, the programs and a
+    /// `Relocated` per victim.
+    pub fn relocate(&mut self, victims: &[u32], out: &mut Vec<CoreEvent>) {
+        for &v in victims {
+            self.start_lane(v);
+        }
         while self.relocate_step(u32::MAX, out) == Step::More {}
     }
 
-    /// Takes `victim` out of the GC candidates; [`Self::relocate_step`] then moves its data.
-    pub fn start_relocation(&mut self, victim: u32) {
+    /// Takes `victim` out of the GC candidates into its die's lane (which must be idle);
+    /// [`Self::relocate_step`] then moves its data.
+    pub fn start_lane(&mut self, victim: u32) {
+        let l = self.layout;
         self.blocks.mark_victim(victim);
         self.stats.gc_victims += 1;
-        self.reloc = Some((victim, 0));
-        self.aim_prefetch(victim, 0);
+        let valid = self.blocks.valid[victim as usize];
+        let wls = if valid == 0 { 0 } else { l.wls_written(self.blocks.write_ptr[victim as usize]) };
+        let die = l.die_of_block(victim);
+        let r = &mut self.reloc;
+        debug_assert!(r.idle(die), "lane {die} is busy");
+        r.lanes[die as usize] = Lane { block: victim, valid_at_pick: valid, wls, wl: 0 };
+        r.active += 1;
+        r.last_started = die;
+        r.wls_sum += u64::from(wls);
+        r.gain_sum += u64::from(l.mus_per_block - valid);
+        self.relocation_epoch += 1;
+        if r.active == 1 {
+            r.cursor = die;
+            self.aim_prefetch(victim, 0);
+        }
     }
 
-    /// The victim being relocated, if any.
-    pub fn relocating(&self) -> Option<u32> {
-        self.reloc.map(|r| r.0)
+    /// The victims being relocated: chosen and their data not all moved.
+    pub fn relocating(&self) -> impl Iterator<Item = u32> + '_ {
+        self.reloc.lanes.iter().filter(|l| l.block != NONE).map(|l| l.block)
     }
 
-    /// The victim being relocated and the next word line to move.
-    pub fn relocation_progress(&self) -> Option<(u32, u32)> {
-        self.reloc
+    /// Whether `block` is a victim whose data is still being moved.
+    pub fn is_relocating(&self, block: u32) -> bool {
+        let die = self.layout.die_of_block(block);
+        self.reloc.lanes.get(die as usize).is_some_and(|l| l.block == block)
     }
 
-    /// Relocates up to `max_wls` word lines of the victim in progress. Incremental relocation
-    /// lets the device pace GC against host writes instead of moving a whole block in a burst.
+    /// Changes whenever [`Self::relocating`] does (a lane starts or finishes).
+    pub fn relocation_epoch(&self) -> u64 {
+        self.relocation_epoch
+    }
+
+    /// Valid units `block` held when GC chose it, while it is being relocated.
+    pub fn valid_at_pick(&self, block: u32) -> Option<u32> {
+        self.is_relocating(block).then(|| self.reloc.lanes[self.layout.die_of_block(block) as usize].valid_at_pick)
+    }
+
+    /// Relocates up to `max_wls` word lines of the active lanes, one per lane in turn
+    /// (incremental relocation lets the device pace GC against host writes instead of moving
+    /// whole blocks in a burst). A victim whose data has all moved leaves its lane and is
+    /// reported at once (`CoreEvent::Relocated`, after the reads and programs that carry its
+    /// data), even with `max_wls` 0 when the lane reached has nothing left to move. `Done`
+    /// when no lane is active.
     pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
-        let Some((victim, mut wl)) = self.reloc else { return Step::Done };
-        let written = self.blocks.write_ptr[victim as usize];
-        let wls = self.layout.wls_written(written);
+        let dies = self.layout.dies;
         let mut n = 0;
-        while wl < wls && n < max_wls {
-            if !self.gc_has_room_for_unit() {
-                self.reloc = Some((victim, wl));
-                return Step::Stalled;
+        while self.reloc.active > 0 {
+            let i = self.reloc.cursor;
+            let lane = self.reloc.lanes[i as usize];
+            let next = (i + 1) % dies;
+            if lane.block == NONE {
+                self.reloc.cursor = next;
+                continue;
             }
-            if (self.ahead.victim, self.ahead.wl) != (victim, wl) {
-                self.aim_prefetch(victim, wl);
+            if lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0 {
+                if n >= max_wls {
+                    return Step::More;
+                }
+                if !self.gc_has_room_for_unit() {
+                    return Step::Stalled;
+                }
+                if (self.ahead.victim, self.ahead.wl) != (lane.block, lane.wl) {
+                    self.aim_prefetch(lane.block, lane.wl);
+                }
+                self.prefetch_ahead(u32::MAX);
+                self.relocate_wl(lane.block, lane.wl, out);
+                self.reloc.lanes[i as usize].wl += 1;
+                self.reloc.wls_moved += 1;
+                n += 1;
+                if lane.wl + 1 < lane.wls && self.blocks.valid[lane.block as usize] > 0 {
+                    self.reloc.cursor = next;
+                    self.aim_next_lane();
+                    continue;
+                }
             }
-            self.prefetch_ahead(u32::MAX);
-            self.aim_prefetch(victim, wl + 1);
-            self.relocate_wl(victim, wl, out);
-            wl += 1;
-            n += 1;
+            // Nothing valid is left in it (its remaining word lines hold no live data).
+            let r = &mut self.reloc;
+            r.lanes[i as usize] = IDLE;
+            r.active -= 1;
+            r.wls_sum -= u64::from(lane.wls);
+            r.gain_sum -= u64::from(self.layout.mus_per_block - lane.valid_at_pick);
+            r.cursor = next;
+            self.relocation_epoch += 1;
+            out.push(CoreEvent::Relocated { block: lane.block });
+            self.aim_next_lane();
         }
-        if wl < wls {
-            self.reloc = Some((victim, wl));
-            return Step::More;
-        }
-        self.reloc = None;
         Step::Done
+    }
+
+    /// Aims the mapping prefetches at the word line the lane at the cursor (or the next active
+    /// one) moves next.
+    fn aim_next_lane(&mut self) {
+        let r = &self.reloc;
+        if r.active == 0 {
+            return;
+        }
+        let dies = self.layout.dies;
+        let mut i = r.cursor;
+        while r.lanes[i as usize].block == NONE {
+            i = (i + 1) % dies;
+        }
+        let l = r.lanes[i as usize];
+        if (self.ahead.victim, self.ahead.wl) != (l.block, l.wl) {
+            self.aim_prefetch(l.block, l.wl);
+        }
     }
 
     /// Whether the GC stream can take another word line's worth of units.

@@ -5,7 +5,7 @@
 //! knows which blocks a write can move.
 
 use super::model::BlockRec;
-use super::record::block_rec_with;
+use super::record::block_rec;
 use ftl::blocks::BlockState;
 use ftl::device::SimSsd;
 
@@ -21,8 +21,10 @@ pub struct BlockShadow {
     diff: Vec<u32>,
     /// Scratch: the blocks that differ.
     hits: Vec<u32>,
-    /// The victim being relocated then: its record's state depends on it, not on the table.
-    relocating: Option<u32>,
+    /// The victims being relocated then (a record's state depends on it, not only on the
+    /// table) and the core's relocation epoch when they were listed.
+    relocating: Vec<u32>,
+    epoch: u64,
 }
 
 impl BlockShadow {
@@ -38,7 +40,8 @@ impl BlockShadow {
             state: t.state[..n].to_vec(),
             diff: vec![0; n],
             hits: vec![0; n],
-            relocating: ssd.core.relocating(),
+            relocating: ssd.core.relocating().collect(),
+            epoch: ssd.core.relocation_epoch(),
         }
     }
 
@@ -48,7 +51,6 @@ impl BlockShadow {
     pub fn changes(&mut self, ssd: &SimSsd, out: &mut Vec<(u32, BlockRec)>) {
         let t = &ssd.core.blocks;
         let n = self.last.len();
-        let relocating = ssd.core.relocating();
         let d = &mut self.diff[..n];
         for ((d, &x), &y) in d.iter_mut().zip(&t.valid[..n]).zip(&self.valid) {
             *d = x ^ y;
@@ -72,46 +74,47 @@ impl BlockShadow {
             let i = b as usize;
             (self.valid[i], self.wp[i], self.erase[i], self.state[i]) =
                 (t.valid[i], t.write_ptr[i], t.erase_count[i], t.state[i]);
-            self.record(ssd, b, relocating, out);
+            self.record(ssd, b, out);
         }
         self.hits = hits;
-        if relocating != self.relocating {
-            // The relocating victim's record changes without its table entry changing.
-            for b in [self.relocating, relocating].into_iter().flatten() {
+        if ssd.core.relocation_epoch() != self.epoch {
+            // A released victim's record changes without its table entry changing.
+            self.epoch = ssd.core.relocation_epoch();
+            let before = std::mem::take(&mut self.relocating);
+            self.relocating.extend(ssd.core.relocating());
+            for b in before.iter().chain(&self.relocating).copied().collect::<Vec<u32>>() {
                 if (b as usize) < n && !out[start..].iter().any(|c| c.0 == b) {
-                    self.record(ssd, b, relocating, out);
+                    self.record(ssd, b, out);
                 }
             }
-            self.relocating = relocating;
         }
     }
 
     /// [`Self::changes`] looking only at `blocks` and, for their valid count alone, at
     /// `closed` (both may repeat): when the caller knows no other block can have changed, the
-    /// blocks of `closed` can only have lost valid units, and the relocating victim is the same.
+    /// blocks of `closed` can only have lost valid units, and the relocating victims are the same.
     pub fn changes_of(&mut self, ssd: &SimSsd, blocks: &[u32], closed: &[u32], out: &mut Vec<(u32, BlockRec)>) {
         let t = &ssd.core.blocks;
-        let relocating = ssd.core.relocating();
         for &b in blocks {
             let i = b as usize;
             let now = (t.valid[i], t.write_ptr[i], t.erase_count[i], t.state[i]);
             if now != (self.valid[i], self.wp[i], self.erase[i], self.state[i]) {
                 (self.valid[i], self.wp[i], self.erase[i], self.state[i]) = now;
-                self.record(ssd, b, relocating, out);
+                self.record(ssd, b, out);
             }
         }
         for &b in closed {
             let i = b as usize;
             if t.valid[i] != self.valid[i] {
                 self.valid[i] = t.valid[i];
-                self.record(ssd, b, relocating, out);
+                self.record(ssd, b, out);
             }
         }
     }
 
     #[inline]
-    fn record(&mut self, ssd: &SimSsd, b: u32, relocating: Option<u32>, out: &mut Vec<(u32, BlockRec)>) {
-        let r = block_rec_with(ssd, b, relocating);
+    fn record(&mut self, ssd: &SimSsd, b: u32, out: &mut Vec<(u32, BlockRec)>) {
+        let r = block_rec(ssd, b);
         let old = std::mem::replace(&mut self.last[b as usize], r);
         if r != old {
             out.push((b, old));

@@ -89,12 +89,6 @@ pub struct Recorder {
 
 /// The state of block `b` as drawn.
 pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
-    block_rec_with(ssd, b, ssd.core.relocating())
-}
-
-/// [`block_rec`] with the victim being relocated already looked up.
-#[inline]
-pub(super) fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> BlockRec {
     let t = &ssd.core.blocks;
     let i = b as usize;
     let state = match t.state[i] {
@@ -102,7 +96,7 @@ pub(super) fn block_rec_with(ssd: &SimSsd, b: u32, relocating: Option<u32>) -> B
         BlockState::Open => ST_OPEN,
         BlockState::Closed if t.is_reserved(b) => ST_RESERVED,
         BlockState::Closed => ST_CLOSED,
-        BlockState::Victim if relocating == Some(b) => ST_RELOCATING,
+        BlockState::Victim if ssd.core.is_relocating(b) => ST_RELOCATING,
         BlockState::Victim => ST_ERASING,
     };
     BlockRec {
@@ -259,10 +253,7 @@ impl Recorder {
             let r = self.shadow.last[i];
             let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
             if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
-                let valid = match ssd.gc_relocating() {
-                    Some((v, n)) if v == b => n,
-                    _ => old.valid,
-                };
+                let valid = ssd.gc_valid_at_pick(b).unwrap_or(old.valid);
                 let age = ssd.core.stats.host_write_mus.saturating_sub(old.closed_at);
                 let mpb = self.meta.mus_per_block;
                 self.victims.push(VictimRec {

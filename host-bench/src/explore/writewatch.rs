@@ -44,16 +44,16 @@ pub struct WriteWatch {
     trimmed: bool,
     /// Blocks open or victims at the last look.
     watch: Vec<u32>,
-    /// (free blocks, releases to the free lists and victim picks, erases, relocating victim)
+    /// (free blocks, releases to the free lists and victim picks, erases, relocation epoch)
     /// at the last look: any change means a full look.
-    sig: Option<(u32, u64, u64, Option<u32>)>,
+    sig: Option<(u32, u64, u64, u64)>,
     /// Scratch: the blocks of a short look.
     cands: Vec<u32>,
 }
 
-fn sig_of(ssd: &SimSsd) -> (u32, u64, u64, Option<u32>) {
+fn sig_of(ssd: &SimSsd) -> (u32, u64, u64, u64) {
     let c = &ssd.core;
-    (c.blocks.free_total(), c.blocks.releases, c.stats.erases, c.relocating())
+    (c.blocks.free_total(), c.blocks.releases, c.stats.erases, c.relocation_epoch())
 }
 
 impl WriteWatch {
