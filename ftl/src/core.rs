@@ -393,20 +393,30 @@ impl FtlCore {
         self.blocks.free_total() + pending_free < self.cfg.gc_threshold_blocks
     }
 
+    /// What a refused lane start depends on: word lines moved, lanes started or ended, blocks
+    /// released, free blocks.
+    fn lane_state(&self) -> (u64, u64, u32, u64) {
+        (self.reloc.wls_moved, self.blocks.releases, self.blocks.free_total(), self.relocation_epoch)
+    }
+
+    /// Whether [`Self::pick_victim`] could start a lane now. A lane that could not start is not
+    /// tried again until its state (see `lane_state`) changes: the choice is O(dies), and GC
+    /// asks after every host write while it is wanted.
+    #[inline]
+    pub fn lane_could_start(&self) -> bool {
+        self.gc_blocked_at != Some(self.blocks.releases)
+            && self.reloc.may_start()
+            && self.lane_refused_at != Some(self.lane_state())
+    }
+
     /// Picks the victim GC's next lane collects, if a lane may start (see
     /// [`Reloc::may_start`]): on the neediest die whose lane is idle, by the policy (see
     /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.
     pub fn pick_victim(&mut self) -> Option<u32> {
-        if self.gc_blocked_at == Some(self.blocks.releases) || !self.reloc.may_start() {
+        if !self.lane_could_start() {
             return None;
         }
-        // A lane that could not start is not tried again until a lane moves, starts or ends, a
-        // block is released or the free count changes (the choice is O(dies) and GC asks after
-        // every host write while it is wanted).
-        let state = (self.reloc.wls_moved, self.blocks.releases, self.blocks.free_total(), self.relocation_epoch);
-        if self.lane_refused_at == Some(state) {
-            return None;
-        }
+        let state = self.lane_state();
         let reloc = &self.reloc;
         let Some(v) = self.chooser.choose_for_lane(
             &mut self.blocks,

@@ -45,7 +45,7 @@ impl SimSsd {
             // The common case after a host write: nothing owed, no lane to start.
             if !urgent
                 && self.pacing.is_some_and(|p| p.credit < ONE && p.ratio > 0)
-                && !(self.core.reloc.may_start() && self.core.gc_wanted(self.pending_erases))
+                && !(self.core.gc_wanted(self.pending_erases) && self.core.lane_could_start())
             {
                 break;
             }
