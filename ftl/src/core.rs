@@ -410,7 +410,7 @@ impl FtlCore {
     }
 
     /// Picks the victim GC's next lane collects, if a lane may start (see
-    /// [`Reloc::may_start`]): on the neediest die whose lane is idle, by the policy (see
+    /// `Reloc::may_start`): on the neediest die whose lane is idle, by the policy (see
     /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.
     pub fn pick_victim(&mut self) -> Option<u32> {
         if !self.lane_could_start() {
