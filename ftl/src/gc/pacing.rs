@@ -28,7 +28,13 @@ impl SimSsd {
     /// The pacing ratio for the active lanes (see [`Pacing`]).
     fn pacing_ratio(&self) -> u64 {
         let r = &self.core.reloc;
-        let wide = (u128::from(r.wls_sum) << 32) / u128::from(r.gain_sum.max(1));
+        let gain = r.gain_sum.max(1);
+        // A lane starts and ends every few word lines at the default scale: a 64-bit division
+        // where the shifted sum fits (always, in practice) instead of a 128-bit one.
+        if r.wls_sum < 1 << 32 {
+            return (r.wls_sum << 32) / gain;
+        }
+        let wide = (u128::from(r.wls_sum) << 32) / u128::from(gain);
         u64::try_from(wide).unwrap_or(u64::MAX)
     }
 

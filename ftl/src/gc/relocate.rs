@@ -182,7 +182,7 @@ impl FtlCore {
         while self.reloc.active > 0 {
             let i = self.reloc.cursor;
             let lane = self.reloc.lanes[i as usize];
-            let next = (i + 1) % dies;
+            let next = if i + 1 == dies { 0 } else { i + 1 };
             if lane.block == NONE {
                 self.reloc.cursor = next;
                 continue;
@@ -232,7 +232,7 @@ impl FtlCore {
         let dies = self.layout.dies;
         let mut i = r.cursor;
         while r.lanes[i as usize].block == NONE {
-            i = (i + 1) % dies;
+            i = if i + 1 == dies { 0 } else { i + 1 };
         }
         let l = r.lanes[i as usize];
         if (self.ahead.victim, self.ahead.wl) != (l.block, l.wl) {
