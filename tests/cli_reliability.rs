@@ -279,14 +279,17 @@ fn terminated_after(args: &[&str], after: std::time::Duration) -> Output {
 fn sigterm_on_validate_keeps_the_finished_rows_marked_interrupted() {
     let dir = temp_dir("sigval");
     let csv = dir.join("m.csv");
-    // A QD1 read on a fresh tiny drive takes about a second; the generic-tlc row preconditions a
-    // drive with 2 drive writes first, which takes minutes.
+    // A QD1 read on a fresh tiny drive takes about a second; each steady random-write row
+    // preconditions a drive with 2 drive writes first, about 4 s of a core (one such row was
+    // once thought to take minutes, and a loaded machine could finish it between two waits
+    // below): 32 of them (about 50 s on two cores) keep the run going well past the last wait.
+    let drives = ["generic-tlc", "generic-qlc", "solidigm-d7-p5520", "solidigm-d5-p5430"];
+    let slow: String = (0..32)
+        .map(|i| format!("slow{i},{},,,ezfio,steady,4k random write,4k,0,yes,,,iops,20000,iops,\n", drives[i % 4]))
+        .collect();
     std::fs::write(
         &csv,
-        format!(
-            "{HEAD}quick,tiny,,,fio,fob,4k random read QD1,4k,100,yes,1,1,mean_latency,60,us,\n\
-             slow,generic-tlc,,,ezfio,steady,4k random write,4k,0,yes,,,iops,20000,iops,\n"
-        ),
+        format!("{HEAD}quick,tiny,,,fio,fob,4k random read QD1,4k,100,yes,1,1,mean_latency,60,us,\n{slow}"),
     )
     .unwrap();
     let out = dir.join("v");
@@ -299,7 +302,7 @@ fn sigterm_on_validate_keeps_the_finished_rows_marked_interrupted() {
             serde_json::from_str(&std::fs::read_to_string(out.join("validation.json")).unwrap()).unwrap();
         assert_eq!(v["interrupted"], serde_json::Value::Bool(true));
         let skipped = v["skipped"].as_array().unwrap();
-        assert!(skipped.iter().any(|s| s["id"] == "slow" && s["reason"] == "not run: interrupted"), "{v}");
+        assert!(skipped.iter().any(|s| s["id"] == "slow31" && s["reason"] == "not run: interrupted"), "{v}");
         if v["rows"].as_array().unwrap().iter().any(|r| r["id"] == "quick") {
             assert!(std::fs::read_to_string(out.join("validation.txt")).unwrap().contains("INTERRUPTED"));
             return;
