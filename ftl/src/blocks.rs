@@ -176,12 +176,6 @@ impl BlockTable {
         self.update_host_free(die);
     }
 
-    /// The die block `b` is on.
-    #[inline]
-    pub fn die_of(&self, b: u32) -> u32 {
-        b / self.blocks_per_die
-    }
-
     /// Dies of the table.
     #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn dies(&self) -> u32 {

@@ -61,7 +61,7 @@ impl InstantFtl {
     /// Collects one victim regardless of the threshold; false when there is none.
     pub fn force_gc(&mut self) -> bool {
         let Some(v) = self.core.pick_victim() else { return false };
-        self.core.relocate(&[v], &mut self.events);
+        self.core.relocate(v, &mut self.events);
         self.settle();
         self.core.erase_done(v);
         true

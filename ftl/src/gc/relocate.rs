@@ -116,13 +116,10 @@ impl Reloc {
 }
 
 impl FtlCore {
-    /// Relocates every valid MU of the `victims` (on distinct dies, none relocating) to the GC
-    /// stream at once (the timeless driver). Emits the page reads it needs, the programs and a
-    /// `Relocated` per victim.
-    pub fn relocate(&mut self, victims: &[u32], out: &mut Vec<CoreEvent>) {
-        for &v in victims {
-            self.start_lane(v);
-        }
+    /// Relocates every valid MU of `victim` (its die's lane idle) to the GC stream at once (the
+    /// timeless driver). Emits the page reads it needs, the programs and its `Relocated`.
+    pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
+        self.start_lane(victim);
         while self.relocate_step(u32::MAX, out) == Step::More {}
     }
 
