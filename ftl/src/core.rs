@@ -412,10 +412,18 @@ impl FtlCore {
     /// Picks the victim GC's next lane collects, if a lane may start (see
     /// `Reloc::may_start`): on the neediest die whose lane is idle, by the policy (see
     /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.
+    #[inline]
     pub fn pick_victim(&mut self) -> Option<u32> {
         if !self.lane_could_start() {
             return None;
         }
+        self.choose_lane_victim()
+    }
+
+    /// [`Self::pick_victim`] once a lane could start; out of line, so that the common refusal
+    /// (asked after every host write while GC is wanted) costs a few compares.
+    #[inline(never)]
+    fn choose_lane_victim(&mut self) -> Option<u32> {
         let state = self.lane_state();
         let reloc = &self.reloc;
         let Some(v) = self.chooser.choose_for_lane(
@@ -440,7 +448,7 @@ impl FtlCore {
             // fill a shared stream's open blocks): another lane starts only while the reserve,
             // less a block for the stream's open unit, could hold all the lanes' data.
             let sure_room = free_room.min(self.cfg.host_reserve_blocks as u64 * mpb).saturating_sub(mpb);
-            let held: u64 = self.relocating().map(|b| self.blocks.valid[b as usize] as u64).sum();
+            let held: u64 = self.reloc.victims().map(|b| self.blocks.valid[b as usize] as u64).sum();
             held + need <= sure_room
         };
         if !fits && free_room == 0 && !self.reloc.any_active() {

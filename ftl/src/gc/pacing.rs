@@ -73,8 +73,14 @@ impl SimSsd {
             // programmed, as the host's does: GC moves no more than the buffer holds. Lanes
             // with nothing valid left move nothing and are released on the way.
             let owed = if urgent { u64::MAX } else { p.credit / ONE };
-            let room = self.buffer_room_mus() / u64::from(self.core.layout.mus_per_pu);
-            let want = owed.min(room);
+            let (room_mus, wl_mus) = (self.buffer_room_mus(), u64::from(self.core.layout.mus_per_pu));
+            // The common case while GC runs flat out: the buffer has no room for a word line, and
+            // the next lane has data to move; the step would move nothing and release nothing.
+            if (owed == 0 || room_mus < wl_mus) && self.core.next_lane_has_work() {
+                self.pacing = Some(p);
+                break;
+            }
+            let want = owed.min(room_mus / wl_mus);
             let mut ev = std::mem::take(&mut self.scratch);
             let moved_before = self.core.stats.gc_write_mus;
             let epoch = self.core.relocation_epoch();

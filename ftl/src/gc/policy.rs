@@ -78,6 +78,25 @@ impl VictimChooser {
     ) -> Option<u32> {
         let dies = blocks.dies();
         let start = self.die_cursor % dies;
+        // One pass finds the first neediest idle die from the cursor on, which nearly always
+        // has a candidate.
+        let supplies = blocks.supplies();
+        let (mut level, mut die) = (u32::MAX, dies);
+        for range in [start..dies, 0..start] {
+            for d in range {
+                let s = supplies[d as usize];
+                if s < level && idle(d) {
+                    (level, die) = (s, d);
+                }
+            }
+        }
+        if die == dies {
+            return None; // no idle lane
+        }
+        if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+            self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
+            return Some(b);
+        }
         // Supply levels from the lowest up; at each, the idle dies from the cursor on.
         let mut floor = 0;
         loop {

@@ -2,6 +2,7 @@
 //! die, with the reads they need and the mapping prefetches that hide their cache misses.
 
 use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
+use crate::die_mask::DieMask;
 use crate::layout::NONE;
 use nand_model::cast::low_u64;
 
@@ -66,6 +67,9 @@ const IDLE: Lane = Lane { block: NONE, valid_at_pick: 0, wls: 0, wl: 0 };
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub(crate) struct Reloc {
     lanes: Vec<Lane>,
+    /// The dies whose lane holds a victim: finding the next busy lane is a few word operations,
+    /// where a scan over up to 128 mostly idle lanes cost a visible share of every host write.
+    busy: DieMask,
     /// Lanes with a victim.
     active: u32,
     /// The lane that moves next.
@@ -84,6 +88,7 @@ impl Reloc {
     pub(crate) fn new(dies: u32) -> Reloc {
         Reloc {
             lanes: vec![IDLE; dies as usize],
+            busy: DieMask::new(dies),
             active: 0,
             cursor: 0,
             last_started: NONE,
@@ -113,6 +118,26 @@ impl Reloc {
     pub(crate) fn idle(&self, die: u32) -> bool {
         self.lanes[die as usize].block == NONE
     }
+
+    /// The victims of the busy lanes, in die order.
+    pub(crate) fn victims(&self) -> impl Iterator<Item = u32> + '_ {
+        self.busy.ones().map(|d| self.lanes[d as usize].block)
+    }
+
+    /// Moves the cursor to the next busy lane (itself if busy) and returns that lane; `None`
+    /// when every lane is idle. The lanes skipped are idle, so the order lanes move in is that
+    /// of a one-by-one walk.
+    #[inline]
+    fn settle_cursor(&mut self) -> Option<Lane> {
+        // Usually already there: after a call that moved nothing.
+        let here = self.lanes[self.cursor as usize];
+        if here.block != NONE {
+            return Some(here);
+        }
+        let i = self.busy.next_from(self.cursor, None)?;
+        self.cursor = i;
+        Some(self.lanes[i as usize])
+    }
 }
 
 impl FtlCore {
@@ -135,6 +160,7 @@ impl FtlCore {
         let r = &mut self.reloc;
         debug_assert!(r.idle(die), "lane {die} is busy");
         r.lanes[die as usize] = Lane { block: victim, valid_at_pick: valid, wls, wl: 0 };
+        r.busy.set(die, true);
         r.active += 1;
         r.last_started = die;
         r.wls_sum += u64::from(wls);
@@ -148,7 +174,7 @@ impl FtlCore {
 
     /// The victims being relocated: chosen and their data not all moved.
     pub fn relocating(&self) -> impl Iterator<Item = u32> + '_ {
-        self.reloc.lanes.iter().filter(|l| l.block != NONE).map(|l| l.block)
+        self.reloc.victims()
     }
 
     /// Whether `block` is a victim whose data is still being moved.
@@ -176,14 +202,9 @@ impl FtlCore {
     pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
         let dies = self.layout.dies;
         let mut n = 0;
-        while self.reloc.active > 0 {
+        while let Some(lane) = self.reloc.settle_cursor() {
             let i = self.reloc.cursor;
-            let lane = self.reloc.lanes[i as usize];
             let next = if i + 1 == dies { 0 } else { i + 1 };
-            if lane.block == NONE {
-                self.reloc.cursor = next;
-                continue;
-            }
             if lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0 {
                 if n >= max_wls {
                     return Step::More;
@@ -208,6 +229,7 @@ impl FtlCore {
             // Nothing valid is left in it (its remaining word lines hold no live data).
             let r = &mut self.reloc;
             r.lanes[i as usize] = IDLE;
+            r.busy.set(i, false);
             r.active -= 1;
             r.wls_sum -= u64::from(lane.wls);
             r.gain_sum -= u64::from(self.layout.mus_per_block - lane.valid_at_pick);
@@ -219,19 +241,19 @@ impl FtlCore {
         Step::Done
     }
 
-    /// Aims the mapping prefetches at the word line the lane at the cursor (or the next active
+    /// Whether [`Self::relocate_step`] with no word lines to move would do nothing but settle
+    /// its cursor: the next busy lane still has data to move (no lane to release). Settles the
+    /// cursor as that call would, so skipping the call changes nothing.
+    #[inline]
+    pub fn next_lane_has_work(&mut self) -> bool {
+        self.reloc.settle_cursor().is_some_and(|lane| lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0)
+    }
+
+    /// Aims the mapping prefetches at the word line the lane at the cursor (or the next busy
     /// one) moves next.
     fn aim_next_lane(&mut self) {
-        let r = &self.reloc;
-        if r.active == 0 {
-            return;
-        }
-        let dies = self.layout.dies;
-        let mut i = r.cursor;
-        while r.lanes[i as usize].block == NONE {
-            i = if i + 1 == dies { 0 } else { i + 1 };
-        }
-        let l = r.lanes[i as usize];
+        let Some(i) = self.reloc.busy.next_from(self.reloc.cursor, None) else { return };
+        let l = self.reloc.lanes[i as usize];
         if (self.ahead.victim, self.ahead.wl) != (l.block, l.wl) {
             self.aim_prefetch(l.block, l.wl);
         }
