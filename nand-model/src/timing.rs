@@ -69,6 +69,13 @@ pub struct TimingConfig {
     /// buffer space of its data) off forever.
     #[serde(default = "default_max_suspends")]
     pub max_suspends_per_op: u32,
+    /// Time a program or erase runs (from its start or its last resume) before it may be
+    /// suspended, us: firmware lets the op make this much progress between suspensions so that
+    /// reads cannot starve it (a "program suspend delay period", as in Micron's US 10,871,923),
+    /// and a read arriving sooner waits for that point, not for the whole op. Reads arriving
+    /// while the op is suspended are served in the same suspension. Default: none (any time).
+    #[serde(default)]
+    pub suspend_min_progress_us: Option<f64>,
     /// Independent plane reads (asynchronous multi-plane read, 176L-class NAND and later): a
     /// single-plane host read on an idle plane starts while other planes of the die read, so a die
     /// serves up to `planes_per_die` random reads at once. Programs and erases still take the die.
@@ -97,6 +104,7 @@ impl TimingConfig {
             suspend: false,
             t_suspend_us: 20.0,
             max_suspends_per_op: default_max_suspends(),
+            suspend_min_progress_us: None,
             independent_plane_reads: false,
         }
     }
@@ -124,6 +132,9 @@ impl TimingConfig {
         check_u64("timing.t_cmd_ns", self.t_cmd_ns.into(), 0, 100_000)?;
         check_f64("timing.t_suspend_us", self.t_suspend_us, 0.0, 1_000.0)?;
         check_u64("timing.max_suspends_per_op", self.max_suspends_per_op.into(), 1, 1_000)?;
+        if let Some(v) = self.suspend_min_progress_us {
+            check_f64("timing.suspend_min_progress_us", v, 0.0, 100_000.0)?;
+        }
         let mut t_r_ns = [0; 4];
         let mut t_prog_ns = us_to_ns(self.t_prog_us);
         if geo.slc_mode {
@@ -154,6 +165,7 @@ impl TimingConfig {
             suspend: self.suspend,
             t_suspend_ns: us_to_ns(self.t_suspend_us),
             max_suspends_per_op: self.max_suspends_per_op,
+            suspend_min_progress_ns: self.suspend_min_progress_us.map(us_to_ns),
             independent_plane_reads: self.independent_plane_reads,
         })
     }
@@ -173,6 +185,8 @@ pub struct Timing {
     pub suspend: bool,
     pub t_suspend_ns: SimTime,
     pub max_suspends_per_op: u32,
+    /// `None`: an op may be suspended at any time.
+    pub suspend_min_progress_ns: Option<SimTime>,
     pub independent_plane_reads: bool,
 }
 

@@ -176,3 +176,45 @@ fn without_the_feature_plane_reads_serialize_as_before() {
     let d = drain(&mut f);
     assert_eq!(d[1].start_ns, d[0].end_ns);
 }
+
+/// A program that must run `gap_us` (from its start or last resume) before it may be suspended.
+fn flash_with_suspend_gap(gap_us: f64) -> Flash {
+    common::flash_with_timing(|tc| {
+        tc.suspend = true;
+        tc.suspend_min_progress_us = Some(gap_us);
+    })
+}
+
+#[test]
+fn a_read_before_the_suspend_point_waits_for_it_not_for_the_program() {
+    let mut f = flash_with_suspend_gap(300.0);
+    let t = *f.timing();
+    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    // Arrives 100 us into the program: the program suspends only at 300 us from its start.
+    f.submit(100_000, NandOp::read(2, 0, 0, 1, 4096));
+    // Arrives while the first read's suspension is under way: served in it, after that read.
+    f.submit(310_000, NandOp::read(3, 0, 0, 1, 4096));
+    // Arrives just after the program resumed: waits another 300 us of progress.
+    let d0 = {
+        let mut probe = flash_with_suspend_gap(300.0);
+        probe.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+        probe.submit(100_000, NandOp::read(2, 0, 0, 1, 4096));
+        probe.submit(310_000, NandOp::read(3, 0, 0, 1, 4096));
+        drain(&mut probe)
+    };
+    let second_end = d0.iter().find(|x| x.tag == 3).unwrap().end_ns;
+    f.submit(second_end + 1_000, NandOp::read(4, 0, 0, 1, 4096));
+    let d = drain(&mut f);
+    let prog = d.iter().find(|x| x.tag == 1).unwrap();
+    let r = |tag| *d.iter().find(|x| x.tag == tag).unwrap();
+    let suspend_at = prog.start_ns + 300_000;
+    assert!(r(2).end_ns >= suspend_at + t.t_suspend_ns + T_R, "read 2 before the suspend point: {:?}", r(2));
+    assert!(r(2).end_ns < suspend_at + t.t_suspend_ns + T_R + 10_000, "read 2 waited past the point: {:?}", r(2));
+    assert!(r(3).end_ns >= r(2).end_ns + T_R - X4K, "read 3 overlapped read 2's array: {:?}", r(3));
+    assert!(r(3).end_ns < prog.end_ns, "read 3 waited for the program");
+    // Read 4 comes right after the resume: the next suspend point is 300 us of progress later.
+    let resume = r(3).end_ns - X4K + t.t_suspend_ns;
+    assert!(r(4).end_ns >= resume + 300_000 + T_R, "read 4 suspended too soon: {:?}", r(4));
+    assert!(r(4).end_ns < prog.end_ns, "read 4 waited for the program");
+    assert_eq!(f.stats().suspends, 3);
+}

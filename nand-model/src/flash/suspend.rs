@@ -8,7 +8,29 @@ impl Flash {
         let t = self.timing;
         let d = &self.dies[op.die as usize];
         let Some(run) = d.running else { return false };
-        if run.op.kind == OpKind::Read || run.end <= now + 2 * t.t_suspend_ns || run.suspends >= t.max_suspends_per_op {
+        // A read arriving while the op is already suspended joins that suspension; otherwise the
+        // op suspends at its next suspend point, once it has run `suspend_min_progress` since
+        // it started or last resumed.
+        if run.op.kind == OpKind::Read {
+            return false;
+        }
+        let suspended_now = now + t.t_suspend_ns < d.suspended_reads_until;
+        if run.suspends >= t.max_suspends_per_op {
+            return false;
+        }
+        let suspend_at = match t.suspend_min_progress_ns {
+            Some(gap) if !suspended_now => {
+                // Reads of an earlier op on this die ended before this op started.
+                let resumed = if d.suspended_reads_until > run.start {
+                    d.suspended_reads_until + t.t_suspend_ns
+                } else {
+                    run.start
+                };
+                now.max(resumed + gap)
+            }
+            _ => now,
+        };
+        if run.end <= suspend_at + 2 * t.t_suspend_ns {
             return false;
         }
         let mut extra_w = 0.0;
@@ -33,7 +55,7 @@ impl Flash {
         let planes = op.planes.max(1) as u32;
         let array_ns = t.read_array_ns(op.page_type as u32, planes);
         let xfer = t.transfer_ns(op.bytes);
-        let array_start = (now + t.t_suspend_ns).max(d.suspended_reads_until);
+        let array_start = (suspend_at + t.t_suspend_ns).max(d.suspended_reads_until);
         let cmd = self.channels[ch].reserve(now, array_start.saturating_sub(t.t_cmd_ns).max(now), t.t_cmd_ns);
         let array_start = array_start.max(cmd + t.t_cmd_ns);
         let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);

@@ -17,3 +17,15 @@ pub fn flash(channels: u32, dies_per_channel: u32, suspend: bool, independent_pl
     let t = tc.validate(&geo).unwrap();
     Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
 }
+
+/// 1 channel x 2 dies of 4 planes with the example TLC timing as `edit` leaves it.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn flash_with_timing(edit: impl FnOnce(&mut TimingConfig)) -> Flash {
+    let mut gc = GeometryConfig::tiny_example();
+    (gc.channels, gc.dies_per_channel, gc.planes_per_die) = (1, 2, 4);
+    let geo = gc.validate().unwrap();
+    let mut tc = TimingConfig::example(CellType::Tlc);
+    edit(&mut tc);
+    let t = tc.validate(&geo).unwrap();
+    Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
+}
