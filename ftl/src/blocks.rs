@@ -207,19 +207,6 @@ impl BlockTable {
         self.candidates.best_in(self.die_blocks(die), limit)
     }
 
-    /// The closed block with the fewest valid MUs on the whole drive, if it has fewer than
-    /// `limit` (the lowest die wins a tie).
-    pub fn min_valid_closed(&mut self, limit: u32) -> Option<u32> {
-        let mut best: Option<u32> = None;
-        for die in 0..self.dies() {
-            let cap = best.map_or(limit, |b| self.valid[b as usize]);
-            if let Some(b) = self.min_valid_closed_on_die(die, cap) {
-                best = Some(b);
-            }
-        }
-        best
-    }
-
     pub fn free_total(&self) -> u32 {
         self.free_total
     }

@@ -520,7 +520,6 @@ impl FtlCore {
             (s.pu_fill, s.pu_host, s.pu_live) = (0, 0, 0);
         }
         self.next_seq = next_seq.max(1);
-        self.chooser.reset();
         self.gc_blocked_at = None;
         self.lane_refused_at = None;
         self.host_blocked_at.set(None);
