@@ -34,36 +34,30 @@ impl VictimChooser {
     ) -> Option<u32> {
         let dies = blocks.dies();
         let start = self.die_cursor % dies;
-        // One pass finds the first neediest idle die from the cursor on, which nearly always
-        // has a candidate.
-        let supplies = blocks.supplies();
-        let (mut level, mut die) = (u32::MAX, dies);
-        for range in [start..dies, 0..start] {
-            for d in range {
-                let s = supplies[d as usize];
-                if s < level && idle(d) {
-                    (level, die) = (s, d);
-                }
-            }
-        }
-        if die == dies {
-            return None; // no idle lane
-        }
-        if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
-            self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
-            return Some(b);
-        }
-        // Supply levels from the lowest up; at each, the idle dies from the cursor on.
+        // Supply levels from the lowest up; at each, the idle dies from the cursor on. One pass
+        // finds a level and its first die, which nearly always has a candidate.
         let mut floor = 0;
         loop {
             let supplies = blocks.supplies();
-            let level =
-                (0..dies).filter(|&d| idle(d) && supplies[d as usize] >= floor).map(|d| supplies[d as usize]).min()?;
-            for k in 0..dies {
-                let die = (start + k) % dies;
+            let (mut level, mut first) = (u32::MAX, dies);
+            for range in [start..dies, 0..start] {
+                for d in range {
+                    let s = supplies[d as usize];
+                    if s >= floor && s < level && idle(d) {
+                        (level, first) = (s, d);
+                    }
+                }
+            }
+            if first == dies {
+                return None; // no idle lane with a candidate
+            }
+            // `first` and the dies after it (up to the cursor, wrapping) at that level.
+            let from = if first >= start { first - start } else { first + dies - start };
+            for k in from..dies {
+                let die = if start + k >= dies { start + k - dies } else { start + k };
                 if idle(die) && blocks.supplies()[die as usize] == level {
                     if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
-                        self.die_cursor = (die + 1) % dies;
+                        self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
                         return Some(b);
                     }
                 }

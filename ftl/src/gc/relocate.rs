@@ -70,7 +70,7 @@ pub(crate) struct Reloc {
     /// The dies whose lane holds a victim: finding the next busy lane is a few word operations,
     /// where a scan over up to 128 mostly idle lanes cost a visible share of every host write.
     busy: DieMask,
-    /// Lanes with a victim.
+    /// Lanes with a victim: `busy`'s count, kept because GC asks it after every host write.
     active: u32,
     /// The lane that moves next.
     cursor: u32,
@@ -205,7 +205,7 @@ impl FtlCore {
         while let Some(lane) = self.reloc.settle_cursor() {
             let i = self.reloc.cursor;
             let next = if i + 1 == dies { 0 } else { i + 1 };
-            if lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0 {
+            if self.lane_has_work(lane) {
                 if n >= max_wls {
                     return Step::More;
                 }
@@ -220,7 +220,7 @@ impl FtlCore {
                 self.reloc.lanes[i as usize].wl += 1;
                 self.reloc.wls_moved += 1;
                 n += 1;
-                if lane.wl + 1 < lane.wls && self.blocks.valid[lane.block as usize] > 0 {
+                if self.lane_has_work(self.reloc.lanes[i as usize]) {
                     self.reloc.cursor = next;
                     self.aim_next_lane();
                     continue;
@@ -246,7 +246,14 @@ impl FtlCore {
     /// cursor as that call would, so skipping the call changes nothing.
     #[inline]
     pub fn next_lane_has_work(&mut self) -> bool {
-        self.reloc.settle_cursor().is_some_and(|lane| lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0)
+        self.reloc.settle_cursor().is_some_and(|lane| self.lane_has_work(lane))
+    }
+
+    /// Whether `lane` still has data to move: word lines left and valid units in its victim
+    /// (the word lines past the last valid unit hold none).
+    #[inline]
+    fn lane_has_work(&self, lane: Lane) -> bool {
+        lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0
     }
 
     /// Aims the mapping prefetches at the word line the lane at the cursor (or the next busy

@@ -81,12 +81,13 @@ impl BlockShadow {
             // A released victim's record changes without its table entry changing.
             self.epoch = ssd.core.relocation_epoch();
             let before = std::mem::take(&mut self.relocating);
-            self.relocating.extend(ssd.core.relocating());
-            for b in before.iter().chain(&self.relocating).copied().collect::<Vec<u32>>() {
+            let now: Vec<u32> = ssd.core.relocating().collect();
+            for &b in before.iter().chain(&now) {
                 if (b as usize) < n && !out[start..].iter().any(|c| c.0 == b) {
                     self.record(ssd, b, out);
                 }
             }
+            self.relocating = now;
         }
     }
 
