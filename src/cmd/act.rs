@@ -1,6 +1,6 @@
 //! `ssdlab act`: Aerospike ACT at load N, pass/fail per one-hour slice. Exit code 1 on FAIL.
 
-use super::pts::{with_ctl, BenchArgs};
+use super::suite_args::{with_ctl, SuiteArgs};
 use super::{print_out, CliError};
 use clap::Args;
 use host_bench::suites::act::{self, ActOptions};
@@ -8,7 +8,7 @@ use host_bench::suites::act::{self, ActOptions};
 #[derive(Debug, Args)]
 pub struct ActArgs {
     #[command(flatten)]
-    pub bench: BenchArgs,
+    pub bench: SuiteArgs,
     /// Load multiplier N: N x (2000 reads/s + 1000 writes/s).
     #[arg(long, default_value_t = 1.0)]
     pub load: f64,

@@ -1,6 +1,6 @@
 //! `ssdlab ezfio`: ezFIO's test sequence with per-test CSV and plots.
 
-use super::pts::{with_ctl, BenchArgs};
+use super::suite_args::{with_ctl, SuiteArgs};
 use super::{print_out, CliError};
 use clap::Args;
 use host_bench::suites::ezfio::{self, EzfioOptions};
@@ -8,7 +8,7 @@ use host_bench::suites::ezfio::{self, EzfioOptions};
 #[derive(Debug, Args)]
 pub struct EzfioArgs {
     #[command(flatten)]
-    pub bench: BenchArgs,
+    pub bench: SuiteArgs,
     /// Short run: 5 s points, 60 s stability test, every other block size / thread count.
     #[arg(long)]
     pub quick: bool,

@@ -1,6 +1,6 @@
 //! `ssdlab fob`: fresh-out-of-box -> transition -> steady-state curve of 4 KiB random writes.
 
-use super::pts::{with_ctl, BenchArgs};
+use super::suite_args::{with_ctl, SuiteArgs};
 use super::{print_out, CliError};
 use clap::Args;
 use host_bench::suites::fob::{self, CurveOptions};
@@ -8,7 +8,7 @@ use host_bench::suites::fob::{self, CurveOptions};
 #[derive(Debug, Args)]
 pub struct FobArgs {
     #[command(flatten)]
-    pub bench: BenchArgs,
+    pub bench: SuiteArgs,
     /// Random writes, in drive (user capacity) writes.
     #[arg(long, default_value_t = 3.0)]
     pub drive_writes: f64,

@@ -19,6 +19,7 @@ mod profile;
 mod pts;
 mod replay;
 mod run;
+mod suite_args;
 mod sweep;
 mod sweep_slurm;
 mod trace;

@@ -1,6 +1,6 @@
 //! `ssdlab profile oracle|sql|vdi|vsi`: a VDBench-style application profile as an iorate curve.
 
-use super::pts::{with_ctl, BenchArgs};
+use super::suite_args::{with_ctl, SuiteArgs};
 use super::{print_out, CliError};
 use clap::{Args, ValueEnum};
 use host_bench::suites::vdbench::{self, CurveOptions};
@@ -19,7 +19,7 @@ pub struct ProfileArgs {
     #[arg(value_enum)]
     pub profile: AppName,
     #[command(flatten)]
-    pub bench: BenchArgs,
+    pub bench: SuiteArgs,
     /// Threads of the closed-loop max run.
     #[arg(long, default_value_t = 8)]
     pub threads: u32,
