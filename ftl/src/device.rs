@@ -298,6 +298,11 @@ impl SimSsd {
         &self.capacity
     }
 
+    /// (min, mean, max) erase count over the blocks in service (wear, for reports).
+    pub fn erase_stats(&self) -> (u32, f64, u32) {
+        self.core.blocks.erase_stats()
+    }
+
     pub fn now(&self) -> SimTime {
         self.now
     }

@@ -415,7 +415,7 @@ impl SimSession {
         let c = self.target.ssd.capacity();
         let d = delta(&a.counters, &b.counters);
         let secs = (b.t_ns.saturating_sub(a.t_ns)) as f64 / 1e9;
-        let (min, avg, max) = self.target.ssd.core.blocks.erase_stats();
+        let (min, avg, max) = self.target.ssd.erase_stats();
         let ios = d.host_reads + d.host_writes;
         // Per device second, whatever the series interval (see `stats::iops_per_window`).
         let iops_cov_pct =
