@@ -212,9 +212,8 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         super::preflight::check_sim_memory(&cfg, None, 1)?;
         let mut s = SimSession::new(cfg).map_err(CliError::bad_input)?;
         if a.precondition > 0 {
-            let text = format!("[precondition]\nrw=write\nbs=128k\niodepth=32\nsize=100%\nloops={}\n", a.precondition);
             let job =
-                host_bench::job::parse_str(&text, "precondition", &Default::default()).map_err(CliError::failed)?;
+                host_bench::suites::pts::precondition_file("precondition", a.precondition).map_err(CliError::failed)?;
             let r = s.run(&job, Some(&stop), None).map_err(CliError::failed)?;
             if r.interrupted {
                 return Err(CliError::failed("interrupted during --precondition; nothing replayed"));

@@ -6,11 +6,12 @@ use crate::exec::{fio_metric, MetricSource};
 use crate::measured;
 use crate::plan::{map_row, BlockSize, Mapping, Metric, Phase, Plan, Workload};
 use crate::validate::profile_facts;
-use host_bench::job::{self, BsSplitEntry, Distribution, JobSpec, ParseOptions, RwMode, SizeSpec};
+use host_bench::job::{
+    self, BsSplitEntry, Distribution, JobError, JobSpec, ParseOptions, RawOption, RawSection, RwMode, SizeSpec,
+};
 use host_bench::report::FioReportJson;
 use host_bench::simrun::SimConfig;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The workload as read from the baseline, for the report (and the tests that check it).
@@ -100,26 +101,12 @@ fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -
              (fio 3.x --output-format=json writes them)"
         ));
     };
-    // Rebuild the job file fio ran and resolve it with ssdlab's parser, so every option means
-    // what it means to `ssdlab run` and anything ssdlab cannot express is refused by name.
-    // A flag (`stonewall`, `time_based`) is written with an empty value.
-    let line = |text: &mut String, key: &str, val: &str| match val {
-        "" => {
-            let _ = writeln!(text, "{key}");
-        }
-        v => {
-            let _ = writeln!(text, "{key}={v}");
-        }
-    };
-    let mut text = String::from("[global]\n");
-    for (key, val) in &v.global_options {
-        line(&mut text, key, val);
-    }
-    let _ = writeln!(text, "[{}]", names[k]);
-    for (key, val) in job_opts {
-        line(&mut text, key, val);
-    }
-    let jf = job::parse_str(&text, file, &ParseOptions::default()).map_err(|e| format!("{file}: {e}"))?;
+    // Resolve the job fio ran with ssdlab's parser, as the job file holding these options would
+    // be (`[global]`, then the job), so every option means what it means to `ssdlab run` and
+    // anything ssdlab cannot express is refused by name. A flag (`stonewall`) is echoed as "".
+    let jf = job_sections(&v.global_options, names[k], job_opts, file)
+        .and_then(|sections| job::resolve_sections(&sections, file, &ParseOptions::default()))
+        .map_err(|e| format!("{file}: {e}"))?;
     let spec = jf.jobs.first().ok_or_else(|| format!("{file}: jobs[{k}] resolved to no job"))?;
     let (workload, read, mut notes) =
         workload_of(spec).map_err(|e| format!("{file}: jobs[{k}] ({}): {e}", names[k]))?;
@@ -175,6 +162,34 @@ fn from_json(v: &FioReportJson, file: &str, drive: Option<&str>, sel: &Select) -
         assumptions: notes,
     };
     Ok(Baseline { source: format!("{file}: jobs[{k}] {}", names[k]), plan, workload_read: Some(read) })
+}
+
+/// fio's echoed options as the sections of the job file that holds them, one line each:
+/// `[global]` and its options, then the job's.
+fn job_sections<'a>(
+    global: impl IntoIterator<Item = (&'a String, &'a String)>,
+    name: &str,
+    job_opts: impl IntoIterator<Item = (&'a String, &'a String)>,
+    file: &str,
+) -> Result<[RawSection; 2], JobError> {
+    let mut line = 0;
+    Ok([section("global", global, &mut line, file)?, section(name, job_opts, &mut line, file)?])
+}
+
+/// One section from line `*line + 1` on; `*line` becomes its last line.
+fn section<'a>(
+    name: &str,
+    opts: impl IntoIterator<Item = (&'a String, &'a String)>,
+    line: &mut usize,
+    file: &str,
+) -> Result<RawSection, JobError> {
+    *line += 1;
+    let mut s = RawSection { name: name.into(), line: *line, options: Vec::new() };
+    for (k, v) in opts {
+        *line += 1;
+        s.options.push(RawOption::from_echo(file, *line, k, v)?);
+    }
+    Ok(s)
 }
 
 /// The fio job as the calibration workload, or the option the simulator cannot express.

@@ -12,6 +12,8 @@
 //! assert_eq!(file.jobs[0].iodepth, 32);
 //! ```
 
+pub mod build;
+mod checks;
 mod error;
 mod options_table;
 mod parse;
@@ -24,7 +26,7 @@ mod value;
 pub mod zipf;
 
 pub use error::{BadValue, JobError};
-pub use parse::{parse_path, parse_str, ParseOptions};
+pub use parse::{parse_path, parse_str, resolve_sections, ParseOptions, RawOption, RawSection};
 
 /// A whole job file after resolution.
 #[derive(Clone, Debug, PartialEq)]

@@ -14,19 +14,36 @@ pub struct ParseOptions {
     pub ignore_unsupported: bool,
 }
 
-/// One `key[=value]` as written.
+/// One `key[=value]` as written (`None`: a bare flag).
 #[derive(Clone, Debug)]
-struct RawOption {
-    key: String,
-    value: Option<String>,
-    line: usize,
+pub struct RawOption {
+    pub key: String,
+    pub value: Option<String>,
+    /// Line in the file, for messages.
+    pub line: usize,
 }
 
+impl RawOption {
+    /// An option as fio echoes it in its JSON ("job options"): `""` is a bare flag; key and
+    /// value are trimmed and the key is checked as a job file's line would be.
+    pub fn from_echo(file: &str, line: usize, key: &str, value: &str) -> Result<Self, JobError> {
+        let k = key.trim();
+        if k.is_empty() || k.contains(char::is_whitespace) {
+            let text = if value.is_empty() { key.to_string() } else { format!("{key}={value}") };
+            return Err(JobError::Syntax { file: file.into(), line, text: text.trim().into() });
+        }
+        let value = (!value.is_empty()).then(|| value.trim().to_string());
+        Ok(RawOption { key: k.to_string(), value, line })
+    }
+}
+
+/// A section of raw options: `[global]` or a job.
 #[derive(Clone, Debug)]
-struct Section {
-    name: String,
-    line: usize,
-    options: Vec<RawOption>,
+pub struct RawSection {
+    pub name: String,
+    /// Line of the header, for messages.
+    pub line: usize,
+    pub options: Vec<RawOption>,
 }
 
 /// Reads and parses a job file; `file` in messages is the path as given.
@@ -39,12 +56,17 @@ pub fn parse_path(path: &Path, opts: &ParseOptions) -> Result<JobFile, JobError>
 
 /// Parses job-file text; `file` is only used in messages and reports.
 pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile, JobError> {
-    let sections = split_sections(text, file)?;
+    resolve_sections(&split_sections(text, file)?, file, opts)
+}
+
+/// Resolves sections of raw options as a job file holding them would be (for options that
+/// come as data, e.g. from fio's JSON, rather than as a file).
+pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions) -> Result<JobFile, JobError> {
     let mut global = JobSpec::with_defaults("global", 0);
     let mut global_options = Vec::new();
     let mut jobs = Vec::new();
     let mut warnings = Vec::new();
-    for section in &sections {
+    for section in sections {
         let is_global = section.name == "global";
         let mut spec = if is_global {
             global.clone()
@@ -129,8 +151,8 @@ pub fn parse_str(text: &str, file: &str, opts: &ParseOptions) -> Result<JobFile,
 }
 
 /// Lines into sections; comments and blank lines dropped.
-fn split_sections(text: &str, file: &str) -> Result<Vec<Section>, JobError> {
-    let mut sections: Vec<Section> = Vec::new();
+fn split_sections(text: &str, file: &str) -> Result<Vec<RawSection>, JobError> {
+    let mut sections: Vec<RawSection> = Vec::new();
     for (idx, raw) in text.lines().enumerate() {
         let line = idx + 1;
         let t = raw.trim();
@@ -142,7 +164,7 @@ fn split_sections(text: &str, file: &str) -> Result<Vec<Section>, JobError> {
             if name.is_empty() {
                 return Err(JobError::Syntax { file: file.into(), line, text: t.into() });
             }
-            sections.push(Section { name: name.to_string(), line, options: Vec::new() });
+            sections.push(RawSection { name: name.to_string(), line, options: Vec::new() });
             continue;
         }
         let (key, value) = match t.split_once('=') {

@@ -1,5 +1,8 @@
 //! Stage two: apply one option to a [`JobSpec`], validating its value.
 
+use super::checks::{
+    block_bytes, nonzero, split_total, unmodified, IODEPTH, LOOPS, NUMJOBS, PERCENT, RATE_IOPS, SPLIT_ALLOWED,
+};
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns};
 use super::{
@@ -32,10 +35,10 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "bs" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
         "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
-        "rwmixread" => spec.rwmixread_percent = int_in_u32(v, 0, 100, loc)?,
+        "rwmixread" => spec.rwmixread_percent = int_in_u32(v, PERCENT.0, PERCENT.1, loc)?,
         "rwmixwrite" => spec.rwmixread_percent = 100 - int_in_u32(v, 0, 100, loc)?,
-        "iodepth" => spec.iodepth = int_in_u32(v, 1, 65536, loc)?,
-        "numjobs" => spec.numjobs = int_in_u32(v, 1, 4096, loc)?,
+        "iodepth" => spec.iodepth = int_in_u32(v, IODEPTH.0, IODEPTH.1, loc)?,
+        "numjobs" => spec.numjobs = int_in_u32(v, NUMJOBS.0, NUMJOBS.1, loc)?,
         "size" => spec.size = Some(nonzero_size(v, loc)?),
         "offset" => spec.offset = size_spec(v, loc)?,
         "io_size" => spec.io_size = Some(nonzero_size(v, loc)?),
@@ -43,11 +46,12 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "runtime" => spec.runtime_ns = Some(time_ns(v, loc)?),
         "time_based" => spec.time_based = boolean(value, loc)?,
         "ramp_time" => spec.ramp_time_ns = time_ns(v, loc)?,
-        "loops" => spec.loops = int_in_u32(v, 1, u32::MAX, loc)?,
+        "loops" => spec.loops = int_in_u32(v, LOOPS.0, LOOPS.1, loc)?,
         "stonewall" => spec.stonewall = boolean(value, loc)?,
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {
-            spec.percentage_random = per_dir(v, spec.percentage_random, loc, |f| int_in_u32(f, 0, 100, loc))?
+            spec.percentage_random =
+                per_dir(v, spec.percentage_random, loc, |f| int_in_u32(f, PERCENT.0, PERCENT.1, loc))?
         }
         "norandommap" => spec.norandommap = boolean(value, loc)?,
         "random_generator" => spec.random_generator = random_generator(v, loc)?,
@@ -65,7 +69,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
                 _ => return Err(loc.bad("is not a reporting mode", "none, mixed, both, 0, 1, 2")),
             }
         }
-        "rate_iops" => spec.rate_iops = per_dir(v, spec.rate_iops, loc, |f| int_in(f, 0, 1_000_000_000, loc))?,
+        "rate_iops" => spec.rate_iops = per_dir(v, spec.rate_iops, loc, |f| int_in(f, RATE_IOPS.0, RATE_IOPS.1, loc))?,
         "rate" => spec.rate_bytes = per_dir(v, spec.rate_bytes, loc, |f| size_bytes(f, loc))?,
         "rate_process" => {
             spec.rate_poisson = match v.trim() {
@@ -251,7 +255,7 @@ fn random_generator(v: &str, loc: &Loc) -> Result<RandomGenerator, JobError> {
 fn rw_mode(v: &str, seq: Sequencing, loc: &Loc) -> Result<(RwMode, Sequencing), JobError> {
     let (name, modifier) = v.trim().split_once(':').unwrap_or((v.trim(), ""));
     let mode = rw_name(name, loc)?;
-    let mut seq = Sequencing { add_bytes: 0, every_nr: 1, ..seq };
+    let mut seq = unmodified(seq);
     let m = modifier.trim();
     if m.is_empty() {
         return Ok((mode, seq));
@@ -299,20 +303,11 @@ fn rw_name(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
 
 /// A block size: 1 byte ..= 1 GiB.
 fn block_size(v: &str, loc: &Loc) -> Result<u32, JobError> {
-    let n = size_bytes(v, loc)?;
-    if n == 0 || n > 1 << 30 {
-        return Err(loc.bad("is out of range", "1..=1GiB"));
-    }
-    u32::try_from(n).map_err(|_| loc.bad("is out of range", "1..=1GiB"))
+    block_bytes(size_bytes(v, loc)?, loc)
 }
 
 fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
-    let s = size_spec(v, loc)?;
-    match s {
-        SizeSpec::Bytes(0) => Err(loc.bad("is zero", "a size > 0 or a percent > 0")),
-        SizeSpec::Percent(p) if p <= 0.0 => Err(loc.bad("is zero", "a size > 0 or a percent > 0")),
-        _ => Ok(s),
-    }
+    nonzero(size_spec(v, loc)?, loc)
 }
 
 /// `4k/50:8k/30:64k/` per direction; empty percents share the remainder equally.
@@ -342,7 +337,6 @@ fn bssplit(v: &str, current: &[Vec<BsSplitEntry>; 3], loc: &Loc) -> Result<[Vec<
 }
 
 fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
-    const ALLOWED: &str = "size/percent entries separated by ':' summing to 100, e.g. 4k/50:8k/30:64k/";
     let mut entries = Vec::new();
     let mut open = 0u32;
     let mut sum = 0u32;
@@ -353,15 +347,14 @@ fn bssplit_one(field: &str, loc: &Loc) -> Result<Vec<BsSplitEntry>, JobError> {
             open = open.saturating_add(1);
             None
         } else {
-            let p = int_in_u32(pct, 0, 100, loc).map_err(|_| loc.bad("has a bad percent", ALLOWED))?;
+            let p =
+                int_in_u32(pct, PERCENT.0, PERCENT.1, loc).map_err(|_| loc.bad("has a bad percent", SPLIT_ALLOWED))?;
             sum = sum.saturating_add(p);
             Some(p)
         };
         entries.push((bytes, percent));
     }
-    if entries.is_empty() || sum > 100 || (open == 0 && sum != 100) {
-        return Err(loc.bad(&format!("sums to {sum}%, not 100%"), ALLOWED));
-    }
+    split_total(entries.len(), sum, open, loc)?;
     let rest = 100 - sum;
     let (share, mut extra) = (rest.checked_div(open).unwrap_or(0), rest.checked_rem(open).unwrap_or(0));
     Ok(entries

@@ -1,11 +1,12 @@
 //! Value syntax shared by options: sizes, times, integers, booleans and the per-direction
 //! `read,write,trim` comma form.
 
+use super::checks::{device_percent, in_range, ns_of};
 use super::error::{JobError, Loc};
 use super::SizeSpec;
 
 const SIZE_ALLOWED: &str = "a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based)";
-const TIME_ALLOWED: &str = "a number with optional suffix us/ms/s/m/h/d (default s)";
+pub(crate) const TIME_ALLOWED: &str = "a number with optional suffix us/ms/s/m/h/d (default s)";
 
 /// Multiplier for a size suffix. fio's default kb_base=1024 makes k, K, KB and KiB all 1024.
 fn size_multiplier(suffix: &str) -> Option<u64> {
@@ -54,10 +55,7 @@ pub(crate) fn size_spec(text: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
     match text.strip_suffix('%') {
         Some(p) => {
             let pct: f64 = p.trim().parse().map_err(|_| loc.bad("is not a percent", "0..=100%"))?;
-            if !(0.0..=100.0).contains(&pct) {
-                return Err(loc.bad("is out of range", "0..=100%"));
-            }
-            Ok(SizeSpec::Percent(pct))
+            device_percent(pct, loc)
         }
         None => size_bytes(text, loc).map(SizeSpec::Bytes),
     }
@@ -77,21 +75,14 @@ pub(crate) fn time_ns(text: &str, loc: &Loc) -> Result<u64, JobError> {
         _ => return Err(loc.bad("is not a time", TIME_ALLOWED)),
     };
     let n: f64 = num.parse().map_err(|_| loc.bad("is not a time", TIME_ALLOWED))?;
-    let ns = n * unit_ns;
-    if !ns.is_finite() || ns >= u64::MAX as f64 {
-        return Err(loc.bad("is too long", TIME_ALLOWED));
-    }
-    Ok(nand_model::cast::sat_u64(ns))
+    ns_of(n, unit_ns, TIME_ALLOWED, loc)
 }
 
 /// An integer in `min..=max`; accepts size suffixes like fio does for integer options.
 pub(crate) fn int_in(text: &str, min: u64, max: u64, loc: &Loc) -> Result<u64, JobError> {
     let allowed = format!("{min}..={max}");
     let n = size_bytes(text, loc).map_err(|_| loc.bad("is not an integer", &allowed))?;
-    if n < min || n > max {
-        return Err(loc.bad("is out of range", &allowed));
-    }
-    Ok(n)
+    in_range(n, min, max, loc)
 }
 
 /// [`int_in`] for an option held as `u32`.

@@ -7,7 +7,8 @@
 //! Every round continues the drive's job numbering, so rounds draw fresh random streams.
 
 use super::SteadyStateRecord;
-use crate::job::{parse_str, JobFile, ParseOptions};
+use crate::job::build::JobFileBuilder;
+use crate::job::{JobFile, RwMode};
 use crate::runner::RunError;
 use crate::simrun::SimSession;
 use crate::suites::steady;
@@ -24,7 +25,6 @@ pub enum Workload {
     Job(JobFile),
 }
 
-const FILL: &str = "[global]\nbs=128k\niodepth=32\n[fill]\nrw=write\nsize=100%\nloops=2\n";
 const RAND_ROUND_DRIVE_WRITES: f64 = 0.2;
 
 impl Workload {
@@ -38,24 +38,34 @@ impl Workload {
 
     /// The job file of round `k` (0-based) and the drive writes it makes (0 if unknown).
     fn round(&self, k: usize) -> (JobFile, f64) {
-        let text = match self {
+        let mut b = JobFileBuilder::new("built-in");
+        match self {
             Workload::RandWrite4k => {
-                "[global]\ngroup_reporting\nbs=4k\niodepth=32\n[round]\nrw=randwrite\nnumjobs=4\nsize=5%\n".to_string()
+                b.global().group_reporting().bs(4096).iodepth(32);
+                b.job("round").rw(RwMode::RandWrite).numjobs(4).size_percent(5.0);
             }
             Workload::Seq128k => {
-                format!("[global]\nbs=128k\niodepth=32\n[round]\nrw=write\noffset={}%\nsize=25%\n", (k % 4) * 25)
+                b.global().bs(128 << 10).iodepth(32);
+                b.job("round").rw(RwMode::Write).offset_percent([0.0, 25.0, 50.0, 75.0][k % 4]).size_percent(25.0);
             }
             Workload::Job(f) => return (f.clone(), 0.0),
-        };
+        }
         let dw = if matches!(self, Workload::RandWrite4k) { RAND_ROUND_DRIVE_WRITES } else { 0.25 };
-        (builtin(&text), dw)
+        (built(b), dw)
     }
 }
 
-#[allow(clippy::expect_used)] // the built-in texts are constants; the tests parse every one
-fn builtin(text: &str) -> JobFile {
-    // The built-in texts are fixed and parse; a failure here is a bug, caught by the tests.
-    parse_str(text, "built-in", &ParseOptions::default()).expect("built-in job parses")
+/// The fill before the rounds: two passes of 128 KiB sequential writes at QD32.
+fn fill() -> JobFile {
+    let mut b = JobFileBuilder::new("built-in");
+    b.global().bs(128 << 10).iodepth(32);
+    b.job("fill").rw(RwMode::Write).size_percent(100.0).loops(2);
+    built(b)
+}
+
+#[allow(clippy::expect_used)] // the built-in jobs' values are fixed and valid; the tests run every one
+fn built(b: JobFileBuilder) -> JobFile {
+    b.build().expect("built-in job is valid")
 }
 
 /// Preconditions `s`'s drive with `w`; `Ok(None)` when `stop` ended it. The session's position
@@ -79,7 +89,7 @@ pub fn run(
         });
         Ok(Some(last))
     };
-    if !matches!(w, Workload::Job(_)) && go(s, &builtin(FILL))?.is_none() {
+    if !matches!(w, Workload::Job(_)) && go(s, &fill())?.is_none() {
         return Ok(None);
     }
     let mut iops = Vec::new();

@@ -11,7 +11,9 @@
 //! slice's latency histogram is its own). Hours are full-scale: divided by the scale factor on a
 //! scaled simulated drive.
 
-use super::{cell, parse_job, r6, runtime_opt, Bench, Ctl, OutDir, Perf, SuiteError};
+use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use crate::job::build::{JobFileBuilder, Section};
+use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
 use serde::Serialize;
 use serde_json::json;
@@ -88,17 +90,17 @@ pub fn run(bench: &mut dyn Bench, o: &ActOptions, out: &mut OutDir, ctl: &mut Ct
     let purge = bench.purge()?;
     super::pts::precondition(bench, o.fill_passes, ctl, (0.0, 0.1))?;
     let slices = nand_model::cast::sat_usize((o.hours * 3600.0 / o.slice_s).ceil()).max(1);
-    let mut text = String::new();
+    let mut b = JobFileBuilder::new("act.fio");
     for s in 1..=slices {
         let len = (o.hours * 3600.0 - (s - 1) as f64 * o.slice_s).min(o.slice_s);
-        let common = format!("iodepth={}\n{}", o.max_outstanding, runtime_opt(len));
-        text.push_str(&format!(
-            "[s{s}-reads]\nstonewall\nrw=randread\nbs={read_bytes}\nrate_iops={read_rate}\n{common}"
-        ));
-        text.push_str(&format!("[s{s}-lb-writes]\nrw=randwrite\nbs=128k\nrate_iops={large_block_rate}\n{common}"));
-        text.push_str(&format!("[s{s}-lb-reads]\nrw=randread\nbs=128k\nrate_iops={large_block_rate}\n{common}"));
+        let paced = |job: Section, bs, iops| {
+            job.bs(bs).rate_iops(iops).iodepth(o.max_outstanding).time_based_for(len);
+        };
+        paced(b.job(&format!("s{s}-reads")).stonewall().rw(RwMode::RandRead), read_bytes, read_rate);
+        paced(b.job(&format!("s{s}-lb-writes")).rw(RwMode::RandWrite), LARGE_BLOCK_BYTES, large_block_rate);
+        paced(b.job(&format!("s{s}-lb-reads")).rw(RwMode::RandRead), LARGE_BLOCK_BYTES, large_block_rate);
     }
-    let r = bench.run_job(&parse_job(&text, "act.fio")?, ctl, "act", (0.1, 1.0))?;
+    let r = bench.run_job(&b.build()?, ctl, "act", (0.1, 1.0))?;
     let mut res = ActResult {
         read_bytes,
         read_rate,

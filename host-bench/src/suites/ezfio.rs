@@ -5,18 +5,29 @@
 //! threads (per-second IOPS, average, stddev, CoV); 4 KiB RND write by thread count; RND write by
 //! block size. `quick` shortens every point and the stability test and thins the sweeps.
 
-use super::{bs_str, cell, parse_job, r6, runtime_opt, Bench, Ctl, OutDir, Perf, SuiteError};
+use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use crate::job::build::{JobFileBuilder, Section};
+use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
 use crate::stats::{iops_per_window, stability_full_scale_s, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-/// Options ezFIO writes into every job it runs: offsets drawn with replacement (no random map)
-/// and a fresh seed per fio invocation. With fio's defaults instead, the random fill would be a
-/// permutation that leaves the spare space full of wholly invalid blocks, and each later job
-/// would replay the fill's offsets: both make GC nearly free for a while (a P5520's 70/30
-/// stability test then starts at ~720k IOPS for 700 s before falling to ~460k).
-const EZFIO_RANDOM: &str = "norandommap=1\nrandrepeat=0\n";
+/// A job as ezFIO writes every one: offsets drawn with replacement (no random map) and a fresh
+/// seed per fio invocation. With fio's defaults instead, the random fill would be a permutation
+/// that leaves the spare space full of wholly invalid blocks, and each later job would replay
+/// the fill's offsets: both make GC nearly free for a while (a P5520's 70/30 stability test then
+/// starts at ~720k IOPS for 700 s before falling to ~460k).
+fn ezfio_job(job: Section, rw: Rw, bs: u32, qd: u32, threads: u32) -> Section {
+    let job = match rw {
+        (mode, Some(mix)) => job.rw(mode).rwmixread(mix),
+        (mode, None) => job.rw(mode),
+    };
+    job.bs(bs).iodepth(qd).numjobs(threads).group_reporting().fresh_uniform_offsets()
+}
+
+/// A pattern and, for mixed ones, its read percent.
+type Rw = (RwMode, Option<u32>);
 
 /// Options; recorded in the result JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -88,7 +99,7 @@ pub const EZFIO_STABILITY_S: f64 = 1200.0;
 /// A test of the sequence: name, rw, x axis, points, threads and QD per point.
 struct Step {
     name: &'static str,
-    rw: &'static str,
+    rw: Rw,
     by_threads: bool,
     xs: Vec<u32>,
     threads: u32,
@@ -110,15 +121,15 @@ fn steps(q: bool) -> Vec<Step> {
     let threads = || thin(vec![1, 2, 4, 8, 16, 32, 64, 128, 256], q);
     let s = |name, rw, by_threads, xs, threads, qd| Step { name, rw, by_threads, xs, threads, qd };
     vec![
-        s("seq-read-by-bs", "read", false, bs_all(), 1, 256),
-        s("rnd-read-by-bs", "randread", false, bs_all(), 16, 16),
-        s("seq-write-qd1-by-bs", "write", false, bs_all(), 1, 1),
-        s("fill-rnd-4k", "", false, vec![], 0, 0),
-        s("rnd-read-4k-by-threads", "randread", true, threads(), 0, 1),
-        s("rnd-7030-4k-by-threads", "randrw\nrwmixread=70", true, threads(), 0, 1),
-        s("stability-7030-4k", "", false, vec![], 0, 0),
-        s("rnd-write-4k-by-threads", "randwrite", true, threads(), 0, 1),
-        s("rnd-write-by-bs", "randwrite", false, bs_all(), 16, 16),
+        s("seq-read-by-bs", (RwMode::Read, None), false, bs_all(), 1, 256),
+        s("rnd-read-by-bs", (RwMode::RandRead, None), false, bs_all(), 16, 16),
+        s("seq-write-qd1-by-bs", (RwMode::Write, None), false, bs_all(), 1, 1),
+        s("fill-rnd-4k", (RwMode::RandWrite, None), false, vec![], 0, 0),
+        s("rnd-read-4k-by-threads", (RwMode::RandRead, None), true, threads(), 0, 1),
+        s("rnd-7030-4k-by-threads", (RwMode::RandRw, Some(70)), true, threads(), 0, 1),
+        s("stability-7030-4k", (RwMode::RandRw, Some(70)), false, vec![], 0, 0),
+        s("rnd-write-4k-by-threads", (RwMode::RandWrite, None), true, threads(), 0, 1),
+        s("rnd-write-by-bs", (RwMode::RandWrite, None), false, bs_all(), 16, 16),
     ]
 }
 
@@ -136,14 +147,13 @@ pub fn run(
         });
     }
     let purge = bench.purge()?;
-    let fill = |bench: &mut dyn Bench, ctl: &mut Ctl, rw: &str, bs: &str, span| -> Result<(), SuiteError> {
-        let t = format!(
-            "[fill]\nrw={rw}\nbs={bs}\niodepth={}\nsize=100%\nloops=2\n{EZFIO_RANDOM}",
-            if rw == "write" { 64 } else { 256 }
-        );
-        bench.run_job(&parse_job(&t, "fill.fio")?, ctl, "fill", span).map(|_| ())
+    let fill = |bench: &mut dyn Bench, ctl: &mut Ctl, rw: RwMode, bs: u32, span| -> Result<(), SuiteError> {
+        let mut b = JobFileBuilder::new("fill.fio");
+        let qd = if rw == RwMode::Write { 64 } else { 256 };
+        b.job("fill").rw(rw).bs(bs).iodepth(qd).size_percent(100.0).loops(2).fresh_uniform_offsets();
+        bench.run_job(&b.build()?, ctl, "fill", span).map(|_| ())
     };
-    fill(bench, ctl, "write", "128k", (0.0, 0.1))?;
+    fill(bench, ctl, RwMode::Write, 128 * KIB, (0.0, 0.1))?;
     let plan = steps(o.quick);
     let n = plan.len() as f64;
     let mut res = EzfioResult { tests: Vec::new(), stability: None, interrupted: false };
@@ -154,13 +164,12 @@ pub fn run(
             break;
         }
         match st.name {
-            "fill-rnd-4k" => fill(bench, ctl, "randwrite", "4k", span)?,
+            "fill-rnd-4k" => fill(bench, ctl, st.rw.0, 4 * KIB, span)?,
             "stability-7030-4k" => {
-                let t = format!(
-                    "[stability]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=1\nnumjobs=256\ngroup_reporting\n{EZFIO_RANDOM}{}",
-                    runtime_opt(stability_full_scale_s(o.stability_s, bench.time_scale()))
-                );
-                let r = bench.run_job(&parse_job(&t, "stability.fio")?, ctl, st.name, span)?;
+                let mut b = JobFileBuilder::new("stability.fio");
+                ezfio_job(b.job("stability"), st.rw, 4 * KIB, 1, 256)
+                    .time_based_for(stability_full_scale_s(o.stability_s, bench.time_scale()));
+                let r = bench.run_job(&b.build()?, ctl, st.name, span)?;
                 res.interrupted |= r.interrupted;
                 let iops: Vec<f64> = r
                     .jobs
@@ -179,19 +188,13 @@ pub fn run(
                 });
             }
             _ => {
-                let mut text = String::new();
+                let mut b = JobFileBuilder::new(&format!("{}.fio", st.name));
                 for &x in &st.xs {
                     let (bs, threads) = if st.by_threads { (4 * KIB, x) } else { (x, st.threads) };
-                    text.push_str(&format!(
-                        "[{}-{x}]\nstonewall\nrw={}\nbs={}\niodepth={}\nnumjobs={threads}\ngroup_reporting\n{EZFIO_RANDOM}{}",
-                        st.name,
-                        st.rw,
-                        bs_str(bs),
-                        st.qd,
-                        runtime_opt(o.point_s)
-                    ));
+                    let job = b.job(&format!("{}-{x}", st.name)).stonewall();
+                    ezfio_job(job, st.rw, bs, st.qd, threads).time_based_for(o.point_s);
                 }
-                let r = bench.run_job(&parse_job(&text, &format!("{}.fio", st.name))?, ctl, st.name, span)?;
+                let r = bench.run_job(&b.build()?, ctl, st.name, span)?;
                 res.interrupted |= r.interrupted;
                 let points = st.xs.iter().zip(&r.jobs).map(|(&x, j)| Point { x, perf: Perf::of(j, bench) }).collect();
                 res.tests.push(TestResult {

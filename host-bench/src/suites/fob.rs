@@ -6,7 +6,9 @@
 //! IOPS: it is the start of the first 5-minute window that passes.
 
 use super::steady::{self, Determination};
-use super::{cell, parse_job, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use crate::job::build::JobFileBuilder;
+use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
 use crate::stats::{iops_per_window, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
@@ -129,14 +131,17 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         * u64::from(o.bs_bytes);
     // Uniformly random offsets, as SNIA's WSAT defines them (no random map: fio's default makes each
     // drive write a permutation, whose steady state has a lower WA).
-    let text = format!(
-        "[randwrite]\nrw=randwrite\nbs={}\niodepth={}\nnumjobs={}\ngroup_reporting\nio_size={per_job}\nruntime={}ms\n\
-         norandommap=1\nrandrepeat=0\n",
-        o.bs_bytes,
-        o.qd,
-        o.threads,
-        nand_model::cast::sat_u64((o.max_s * 1000.0).round())
-    );
+    let mut b = JobFileBuilder::new("randwrite.fio");
+    b.job("randwrite")
+        .rw(RwMode::RandWrite)
+        .bs(o.bs_bytes)
+        .iodepth(o.qd)
+        .numjobs(o.threads)
+        .group_reporting()
+        .io_size(per_job)
+        .runtime_ms(nand_model::cast::sat_u64((o.max_s * 1000.0).round()))
+        .fresh_uniform_offsets();
+    let job = b.build();
     let mut curve = Curve {
         options: o.clone(),
         purge,
@@ -153,7 +158,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     if curve.interrupted {
         return Ok(curve);
     }
-    let r = bench.run_job(&parse_job(&text, "randwrite.fio")?, ctl, "random writes", (0.1, 1.0))?;
+    let r = bench.run_job(&job?, ctl, "random writes", (0.1, 1.0))?;
     curve.interrupted = r.interrupted;
     let Some(job) = r.jobs.first() else {
         return Ok(curve);

@@ -2,8 +2,8 @@
 //! application profiles ([`vdbench`]), Aerospike ACT ([`act`]) and the FOB-to-steady-state curve
 //! ([`fob`]), with the SNIA steady-state detector in [`steady`].
 //!
-//! A suite is policy (which jobs, in which order, when to stop) written as fio job text and run
-//! through a [`Bench`]: the simulator ([`SimBench`], which adds the drive's own counters such as
+//! A suite is policy (which jobs, in which order, when to stop) built as fio job values
+//! ([`crate::job::build`]) and run through a [`Bench`]: the simulator ([`SimBench`], which adds the drive's own counters such as
 //! WA) or a real file/block device ([`RealBench`]). Every suite writes a directory of JSON, CSV
 //! and SVG files through [`OutDir`]; the JSON records the bench's configuration and seed, and
 //! contains no wall-clock values, so the same inputs give byte-identical JSON.
@@ -22,7 +22,7 @@ mod out;
 pub use bench::{Bench, RealBench, SimBench};
 pub use out::{cell, OutDir};
 
-use crate::job::{self, JobError, JobFile, ParseOptions};
+use crate::job::JobError;
 use crate::runner::{JobResult, RunError};
 use crate::simrun::SimError;
 use crate::stats::Histogram;
@@ -69,25 +69,6 @@ impl Ctl<'_> {
         if let Some(p) = self.progress.as_mut() {
             p(label, fraction.clamp(0.0, 1.0));
         }
-    }
-}
-
-/// Parses suite-generated fio text (errors here are bugs in the suite or bad suite options).
-pub fn parse_job(text: &str, name: &str) -> Result<JobFile, SuiteError> {
-    Ok(job::parse_str(text, name, &ParseOptions::default())?)
-}
-
-/// fio `runtime=` for a full-scale duration in seconds (ms resolution).
-pub fn runtime_opt(seconds: f64) -> String {
-    format!("runtime={}ms\ntime_based\n", nand_model::cast::sat_u64((seconds * 1000.0).round().max(1.0)))
-}
-
-/// fio size string for a block size in bytes ("512", "4k", "1024k").
-pub fn bs_str(bytes: u32) -> String {
-    if bytes.is_multiple_of(1024) {
-        format!("{}k", bytes / 1024)
-    } else {
-        bytes.to_string()
     }
 }
 

@@ -9,7 +9,9 @@
 //! WSAT writes 4 KiB random for 4x the user capacity (or 24 h) from purge, without rounds.
 
 use super::steady::{self, Determination};
-use super::{bs_str, parse_job, r6, runtime_opt, Bench, Ctl, Perf, SuiteError};
+use super::{r6, Bench, Ctl, Perf, SuiteError};
+use crate::job::build::{size_text, JobFileBuilder};
+use crate::job::{JobError, JobFile, RwMode};
 use serde::Serialize;
 
 /// Which PTS-E test.
@@ -230,7 +232,7 @@ pub fn plan(o: &PtsOptions) -> Vec<Segment> {
                     Cell { read_pct: 100, bs_bytes: bs, sequential: true },
                     Cell { read_pct: 0, bs_bytes: bs, sequential: true },
                 ];
-                seg(format!("throughput-{}", bs_str(bs)), cells, 1, Tracking::WriteMbps, o.threads, o.qd)
+                seg(format!("throughput-{}", size_text(bs)), cells, 1, Tracking::WriteMbps, o.threads, o.qd)
             })
             .collect(),
         PtsTest::Latency => {
@@ -242,27 +244,33 @@ pub fn plan(o: &PtsOptions) -> Vec<Segment> {
     }
 }
 
+/// One cell, stonewalled so cells run one after another.
+///
 /// Every cell draws uniformly random offsets (no random map) from a seed of its own round: with
 /// fio's defaults each round would replay the previous round's offsets cell by cell, its writes
 /// would invalidate the blocks the previous round filled in the order it filled them, and GC
 /// would be nearly free.
-const PTS_RANDOM: &str = "norandommap=1\nrandrepeat=0\n";
-
-/// fio text of one cell, stonewalled so cells run one after another.
-fn cell_job(name: &str, c: &Cell, threads: u32, qd: u32, cell_s: f64) -> String {
+fn cell_job(b: &mut JobFileBuilder, name: &str, c: &Cell, threads: u32, qd: u32, cell_s: f64) {
     let rw = match (c.sequential, c.read_pct) {
-        (true, 100) => "read".to_string(),
-        (true, 0) => "write".to_string(),
-        (true, m) => format!("rw\nrwmixread={m}"),
-        (false, 100) => "randread".to_string(),
-        (false, 0) => "randwrite".to_string(),
-        (false, m) => format!("randrw\nrwmixread={m}"),
+        (true, 100) => RwMode::Read,
+        (true, 0) => RwMode::Write,
+        (true, _) => RwMode::ReadWrite,
+        (false, 100) => RwMode::RandRead,
+        (false, 0) => RwMode::RandWrite,
+        (false, _) => RwMode::RandRw,
     };
-    format!(
-        "[{name}]\nstonewall\nrw={rw}\nbs={}\niodepth={qd}\nnumjobs={threads}\ngroup_reporting\n{PTS_RANDOM}{}",
-        bs_str(c.bs_bytes),
-        runtime_opt(cell_s)
-    )
+    let mut job = b.job(name).stonewall().rw(rw);
+    if rw.is_mixed() {
+        job = job.rwmixread(c.read_pct);
+    }
+    job.bs(c.bs_bytes).iodepth(qd).numjobs(threads).group_reporting().fresh_uniform_offsets().time_based_for(cell_s);
+}
+
+/// The preconditioning job: `passes` x user capacity of SEQ 128 KiB at QD32 (`passes` >= 1).
+pub fn precondition_file(file: &str, passes: u32) -> Result<JobFile, JobError> {
+    let mut b = JobFileBuilder::new(file);
+    b.job("precondition").rw(RwMode::Write).bs(128 << 10).iodepth(32).size_percent(100.0).loops(passes);
+    b.build()
 }
 
 /// Workload-independent preconditioning: `passes` x user capacity of SEQ 128 KiB at QD32.
@@ -275,8 +283,7 @@ pub fn precondition(
     if passes == 0 {
         return Ok(None);
     }
-    let text = format!("[precondition]\nrw=write\nbs=128k\niodepth=32\nsize=100%\nloops={passes}\n");
-    let r = bench.run_job(&parse_job(&text, "precondition.fio")?, ctl, "precondition", span)?;
+    let r = bench.run_job(&precondition_file("precondition.fio", passes)?, ctl, "precondition", span)?;
     Ok(r.jobs.first().map(|j| Perf::of(j, bench)))
 }
 
@@ -295,11 +302,11 @@ pub fn run_rounds(bench: &mut dyn Bench, o: &PtsOptions, ctl: &mut Ctl) -> Resul
             return Ok((segs, true));
         }
         for round in 1..=o.max_rounds {
-            let mut text = String::new();
+            let mut b = JobFileBuilder::new(&format!("{}-round{round}.fio", seg.name));
             for (i, c) in seg.cells.iter().enumerate() {
-                text.push_str(&cell_job(&format!("r{round}-c{i}"), c, seg.threads, seg.qd, o.cell_s));
+                cell_job(&mut b, &format!("r{round}-c{i}"), c, seg.threads, seg.qd, o.cell_s);
             }
-            let job = parse_job(&text, &format!("{}-round{round}.fio", seg.name))?;
+            let job = b.build()?;
             let span = (
                 at(0.1 + 0.9 * (round - 1) as f64 / o.max_rounds as f64),
                 at(0.1 + 0.9 * round as f64 / o.max_rounds as f64),

@@ -4,7 +4,8 @@
 
 use super::fob::{self, Curve, CurveOptions};
 use super::pts::{self, CellAverage, PtsOptions, PtsTest, Segment, IOPS_MIXES};
-use super::{bs_str, cell, Bench, Ctl, OutDir, SuiteError};
+use super::{cell, Bench, Ctl, OutDir, SuiteError};
+use crate::job::build::size_text;
 use crate::plot::{self, Chart, Series, Style};
 use serde_json::{json, Value};
 
@@ -145,7 +146,7 @@ fn write_segment(out: &mut OutDir, test: PtsTest, s: &Segment, table: &[CellAver
         let name = format!(
             "{} {}{}",
             mix_label(c.read_pct),
-            bs_str(c.bs_bytes),
+            size_text(c.bs_bytes),
             if i == s.tracking_cell { " (tracking)" } else { "" }
         );
         conv.series.push(Series::new(name, pts, Style::LinePoints));
@@ -213,7 +214,7 @@ fn write_table(out: &mut OutDir, test: PtsTest, s: &Segment, table: &[CellAverag
     }
     let mut rows = Vec::new();
     for &bs in &sizes {
-        let mut r = vec![bs_str(bs)];
+        let mut r = vec![size_text(bs)];
         r.extend(mixes.iter().map(|&m| find(bs, m).map_or(String::new(), |c| cell(metric(c)))));
         if test == PtsTest::Latency {
             r.extend(mixes.iter().map(|&m| find(bs, m).map_or(String::new(), |c| cell(c.max_us))));

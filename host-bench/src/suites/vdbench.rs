@@ -10,7 +10,9 @@
 //! transfer size of the named sizes. fio's bssplit takes integer percents, so the scaled shares
 //! are rounded by largest remainder (each within 1 point); read % is rounded to an integer too.
 
-use super::{bs_str, cell, parse_job, runtime_opt, Bench, Ctl, OutDir, Perf, SuiteError};
+use super::{cell, Bench, Ctl, OutDir, Perf, SuiteError};
+use crate::job::build::JobFileBuilder;
+use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
 use serde::Serialize;
 use serde_json::json;
@@ -84,10 +86,6 @@ pub fn normalized_split(split: &[(u32, f64)]) -> Vec<(u32, u32)> {
     split.iter().zip(ints).map(|(s, p)| (s.0, p)).collect()
 }
 
-fn split_str(split: &[(u32, u32)]) -> String {
-    split.iter().map(|(k, p)| format!("{}/{p}", bs_str(k * 1024))).collect::<Vec<_>>().join(":")
-}
-
 /// Curve options; recorded.
 #[derive(Clone, Debug, Serialize)]
 pub struct CurveOptions {
@@ -137,7 +135,8 @@ pub struct ProfileResult {
 /// VDBench's iorate counts reads and writes together; fio limits each direction, by bytes
 /// (`rate_iops` counts in the smallest block size), so the total is split by the read share
 /// and given as `rate` at each direction's mean block size (a direction without I/O: no limit).
-fn rate_per_direction(total: u64, read_pct: u32, rs: &[(u32, u32)], ws: &[(u32, u32)]) -> String {
+/// Returns (read, write) bytes per second.
+fn rate_per_direction(total: u64, read_pct: u32, rs: &[(u32, u32)], ws: &[(u32, u32)]) -> (u64, u64) {
     let mean_bytes = |s: &[(u32, u32)]| s.iter().map(|&(k, p)| u64::from(k) * 1024 * u64::from(p)).sum::<u64>() / 100;
     let share = |pct: u64, split: &[(u32, u32)]| {
         if pct == 0 {
@@ -147,26 +146,40 @@ fn rate_per_direction(total: u64, read_pct: u32, rs: &[(u32, u32)], ws: &[(u32, 
         }
     };
     let read_pct = u64::from(read_pct.min(100));
-    format!("rate={},{}\n", share(read_pct, rs), share(100 - read_pct, ws))
+    (share(read_pct, rs), share(100 - read_pct, ws))
 }
 
-fn section(p: &AppProfile, name: &str, rate: Option<u64>, o: &CurveOptions) -> String {
+/// One point of the curve as job section `name`: closed loop at threads x QD, or rate-limited
+/// to `rate` IOPS with at most threads x QD outstanding from one job.
+fn section(b: &mut JobFileBuilder, p: &AppProfile, name: &str, rate: Option<u64>, o: &CurveOptions) {
     let (read_pct, rs, ws) = (
         nand_model::cast::sat_u32(p.read_pct.round()),
         normalized_split(p.read_split),
         normalized_split(p.write_split),
     );
-    let (depth, jobs, rate) = match rate {
-        None => (o.qd, o.threads, String::new()),
-        Some(r) => ((o.qd * o.threads).min(65536), 1, rate_per_direction(r.max(1), read_pct, &rs, &ws)),
+    let (depth, jobs) = match rate {
+        None => (o.qd, o.threads),
+        Some(_) => ((o.qd * o.threads).min(65536), 1),
     };
-    format!(
-        "[{name}]\nstonewall\nrw=randrw\nrwmixread={read_pct}\npercentage_random={}\nbssplit={},{}\niodepth={depth}\nnumjobs={jobs}\ngroup_reporting\n{rate}{}",
-        p.random_pct,
-        split_str(&rs),
-        split_str(&ws),
-        runtime_opt(o.point_s)
-    )
+    let in_bytes = |s: &[(u32, u32)]| s.iter().map(|&(k, pct)| (k * 1024, pct)).collect::<Vec<_>>();
+    let job = b
+        .job(name)
+        .stonewall()
+        .rw(RwMode::RandRw)
+        .rwmixread(read_pct)
+        .percentage_random(p.random_pct)
+        .bssplit(&in_bytes(&rs), &in_bytes(&ws))
+        .iodepth(depth)
+        .numjobs(jobs)
+        .group_reporting();
+    let job = match rate {
+        None => job,
+        Some(r) => {
+            let (read, write) = rate_per_direction(r.max(1), read_pct, &rs, &ws);
+            job.rate(read, write)
+        }
+    };
+    job.time_based_for(o.point_s);
 }
 
 /// Runs the iorate curve of `p` and writes `vdbench-NAME.json`, `.csv` and `.svg`.
@@ -195,21 +208,23 @@ pub fn run(
         interrupted: ctl.stopped(),
     };
     if !res.interrupted {
-        let r = bench.run_job(&parse_job(&section(p, "max", None, o), "max.fio")?, ctl, "iorate=max", (0.1, 0.25))?;
+        let mut b = JobFileBuilder::new("max.fio");
+        section(&mut b, p, "max", None, o);
+        let r = bench.run_job(&b.build()?, ctl, "iorate=max", (0.1, 0.25))?;
         res.interrupted = r.interrupted;
         res.max = r.jobs.first().map(|j| CurvePoint { load_pct: None, target_iops: None, perf: Perf::of(j, bench) });
     }
     if let (Some(max), false) = (&res.max, res.interrupted) {
-        let mut text = String::new();
+        let mut b = JobFileBuilder::new("curve.fio");
         let targets: Vec<u64> = o
             .steps_pct
             .iter()
             .map(|&s| nand_model::cast::sat_u64((max.perf.iops * s as f64 / 100.0).round()))
             .collect();
         for (s, t) in o.steps_pct.iter().zip(&targets) {
-            text.push_str(&section(p, &format!("iorate-{s}pct"), Some(*t), o));
+            section(&mut b, p, &format!("iorate-{s}pct"), Some(*t), o);
         }
-        let r = bench.run_job(&parse_job(&text, "curve.fio")?, ctl, "iorate curve", (0.25, 1.0))?;
+        let r = bench.run_job(&b.build()?, ctl, "iorate curve", (0.25, 1.0))?;
         res.interrupted = r.interrupted;
         res.curve = o
             .steps_pct

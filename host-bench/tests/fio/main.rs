@@ -1,6 +1,7 @@
 //! Integration tests of the fio side of host-bench: job parser, pattern generators, stats,
 //! runner (against a mock device) and reports (against real fio 3 output).
 
+mod build;
 mod compat;
 mod control;
 mod mock;
