@@ -9,7 +9,7 @@
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::{wa_fifo_classes, wa_greedy_uniform};
-use ftl::GcPolicy;
+use ftl::{GcPolicy, Lpn};
 use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
 use rand::Rng;
@@ -45,11 +45,11 @@ impl Run {
 fn steady_wa(f: &mut InstantFtl, warm: f64, measure: f64, mut pick: impl FnMut() -> u32) -> f64 {
     let user = f.core.user_mus() as f64;
     for _ in 0..(user * warm) as u64 {
-        f.write(pick()).expect("write");
+        f.write(Lpn::new(pick())).expect("write");
     }
     let b = f.core.stats;
     for _ in 0..(user * measure) as u64 {
-        f.write(pick()).expect("write");
+        f.write(Lpn::new(pick())).expect("write");
     }
     let s = f.core.stats;
     (s.nand_write_mus() - b.nand_write_mus()) as f64 / (s.host_write_mus - b.host_write_mus) as f64

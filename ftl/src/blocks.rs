@@ -3,6 +3,7 @@
 
 use crate::candidates::Candidates;
 use crate::die_mask::DieMask;
+use crate::ids::BlockId;
 use crate::layout::Layout;
 use std::collections::VecDeque;
 
@@ -33,7 +34,7 @@ pub struct BlockTable {
     /// Which write stream filled the block (0 host, 1 GC).
     pub stream: Vec<u8>,
     /// Free blocks of each die, oldest-erased first.
-    free: Vec<VecDeque<u32>>,
+    free: Vec<VecDeque<BlockId>>,
     /// Dies whose free list is not empty.
     free_dies: DieMask,
     free_total: u32,
@@ -67,7 +68,7 @@ impl BlockTable {
         let usable = layout.blocks_per_die - reserved_per_die;
         for die in 0..layout.dies {
             let base = die * layout.blocks_per_die;
-            free.push((base..base + usable).collect::<VecDeque<u32>>());
+            free.push((base..base + usable).map(BlockId::new).collect::<VecDeque<BlockId>>());
         }
         let mut free_dies = DieMask::new(layout.dies);
         for die in 0..layout.dies {
@@ -144,34 +145,34 @@ impl BlockTable {
     /// One more valid MU in `b`. Only open blocks gain data, but the unit that fills a block
     /// closes it before it is bound, hence the restamp.
     #[inline]
-    pub fn inc_valid(&mut self, b: u32) {
-        self.valid[b as usize] += 1;
+    pub fn inc_valid(&mut self, b: BlockId) {
+        self.valid[b.idx()] += 1;
         if self.candidates.contains(b) {
-            self.candidates.set(b, self.valid[b as usize]);
+            self.candidates.set(b, self.valid[b.idx()]);
         }
     }
 
     /// One MU of `b` became invalid.
     #[inline]
-    pub fn dec_valid(&mut self, b: u32) {
-        self.valid[b as usize] -= 1;
+    pub fn dec_valid(&mut self, b: BlockId) {
+        self.valid[b.idx()] -= 1;
         if self.candidates.contains(b) {
-            self.candidates.set(b, self.valid[b as usize]);
+            self.candidates.set(b, self.valid[b.idx()]);
         }
     }
 
     /// An open block is full: it becomes a GC candidate.
-    pub fn close(&mut self, b: u32, now_mus: u64) {
-        self.state[b as usize] = BlockState::Closed;
-        self.closed_at[b as usize] = now_mus;
-        self.candidates.set(b, self.valid[b as usize]);
+    pub fn close(&mut self, b: BlockId, now_mus: u64) {
+        self.state[b.idx()] = BlockState::Closed;
+        self.closed_at[b.idx()] = now_mus;
+        self.candidates.set(b, self.valid[b.idx()]);
     }
 
     /// A closed block is chosen as GC victim.
-    pub fn mark_victim(&mut self, b: u32) {
+    pub fn mark_victim(&mut self, b: BlockId) {
         self.candidates.remove(b);
-        self.state[b as usize] = BlockState::Victim;
-        let die = b / self.blocks_per_die;
+        self.state[b.idx()] = BlockState::Victim;
+        let die = b.get() / self.blocks_per_die;
         self.victims_on_die[die as usize] += 1;
         self.update_host_free(die);
     }
@@ -189,22 +190,27 @@ impl BlockTable {
         self.free[die as usize].len() as u32 + self.victims_on_die[die as usize]
     }
 
-    /// Block ids of `die`.
-    pub fn die_blocks(&self, die: u32) -> std::ops::Range<u32> {
-        die * self.blocks_per_die..(die + 1) * self.blocks_per_die
+    /// Blocks of `die`, in order.
+    pub fn die_blocks(&self, die: u32) -> impl Iterator<Item = BlockId> + Clone {
+        (die * self.blocks_per_die..(die + 1) * self.blocks_per_die).map(BlockId::new)
+    }
+
+    /// Blocks of `die` as a range, for the candidate search over its slice.
+    fn die_range(&self, die: u32) -> std::ops::Range<BlockId> {
+        BlockId::new(die * self.blocks_per_die)..BlockId::new((die + 1) * self.blocks_per_die)
     }
 
     /// Whether `b` can be a GC victim: closed, written (not reserved), with an invalid unit.
     #[inline]
-    pub fn is_candidate(&self, b: u32, mus_per_block: u32) -> bool {
-        let i = b as usize;
+    pub fn is_candidate(&self, b: BlockId, mus_per_block: u32) -> bool {
+        let i = b.idx();
         self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
     }
 
     /// The closed block of `die` with the fewest valid MUs, if it has fewer than `limit`; of
     /// equals, the one whose count changed last.
-    pub fn min_valid_closed_on_die(&mut self, die: u32, limit: u32) -> Option<u32> {
-        self.candidates.best_in(self.die_blocks(die), limit)
+    pub fn min_valid_closed_on_die(&mut self, die: u32, limit: u32) -> Option<BlockId> {
+        self.candidates.best_in(self.die_range(die), limit)
     }
 
     pub fn free_total(&self) -> u32 {
@@ -217,7 +223,7 @@ impl BlockTable {
     }
 
     /// Takes a free block of `die` and opens it.
-    pub fn take_free(&mut self, die: u32, stream: u8) -> Option<u32> {
+    pub fn take_free(&mut self, die: u32, stream: u8) -> Option<BlockId> {
         let q = &mut self.free[die as usize];
         let b = q.pop_front()?;
         if q.is_empty() {
@@ -225,7 +231,7 @@ impl BlockTable {
         }
         self.free_total -= 1;
         self.update_host_free(die);
-        let i = b as usize;
+        let i = b.idx();
         self.state[i] = BlockState::Open;
         self.write_ptr[i] = 0;
         self.prog_done[i] = 0;
@@ -235,8 +241,8 @@ impl BlockTable {
     }
 
     /// An erased victim returns to its die's free list.
-    pub fn release(&mut self, block: u32, die: u32) {
-        let i = block as usize;
+    pub fn release(&mut self, block: BlockId, die: u32) {
+        let i = block.idx();
         debug_assert_eq!(self.state[i], BlockState::Victim);
         debug_assert_eq!(self.valid[i], 0);
         self.state[i] = BlockState::Free;
@@ -256,9 +262,9 @@ impl BlockTable {
     #[allow(clippy::cast_possible_truncation)] // die and block ids are u32 by Layout's construction
     pub fn restamp_candidates(&mut self) {
         self.candidates.clear();
-        for b in 0..self.state.len() as u32 {
-            if self.state[b as usize] == BlockState::Closed && !self.is_reserved(b) {
-                self.candidates.set(b, self.valid[b as usize]);
+        for b in (0..self.state.len() as u32).map(BlockId::new) {
+            if self.state[b.idx()] == BlockState::Closed && !self.is_reserved(b) {
+                self.candidates.set(b, self.valid[b.idx()]);
             }
         }
     }
@@ -271,7 +277,8 @@ impl BlockTable {
         }
         for (b, &s) in self.state.iter().enumerate() {
             if s == BlockState::Free {
-                self.free[layout.die_of_block(b as u32) as usize].push_back(b as u32);
+                let b = BlockId::new(b as u32);
+                self.free[layout.die_of_block(b) as usize].push_back(b);
             }
         }
         self.free_total = self.free.iter().map(|q| q.len() as u32).sum();
@@ -284,7 +291,7 @@ impl BlockTable {
         self.victims_on_die.fill(0);
         for (b, &s) in self.state.iter().enumerate() {
             if s == BlockState::Victim {
-                self.victims_on_die[layout.die_of_block(b as u32) as usize] += 1;
+                self.victims_on_die[layout.die_of_block(BlockId::new(b as u32)) as usize] += 1;
             }
         }
         self.supply.clear(); // rebuilt from the new lists on next use
@@ -307,7 +314,7 @@ impl BlockTable {
         let mut sum = 0u64;
         let mut n = 0u64;
         for (i, &e) in self.erase_count.iter().enumerate() {
-            if self.is_reserved(i as u32) {
+            if self.is_reserved(BlockId::new(i as u32)) {
                 continue;
             }
             min = min.min(e);
@@ -322,8 +329,8 @@ impl BlockTable {
     }
 
     /// Reserved blocks are marked Closed with nothing written; they are the only such blocks.
-    pub fn is_reserved(&self, block: u32) -> bool {
-        let i = block as usize;
+    pub fn is_reserved(&self, block: BlockId) -> bool {
+        let i = block.idx();
         self.state[i] == BlockState::Closed && self.write_ptr[i] == 0
     }
 }

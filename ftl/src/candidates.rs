@@ -4,6 +4,8 @@
 //! three neighbours' on every host overwrite: random cache misses), and a die's best candidate
 //! is the least key of the die's contiguous slice, found a cache line at a time once per victim.
 
+use crate::ids::BlockId;
+
 /// Key of a block that is not a candidate (above every candidate's key).
 const NONE: u64 = u64::MAX;
 
@@ -29,17 +31,17 @@ impl Candidates {
     }
 
     #[inline(always)]
-    pub fn contains(&self, b: u32) -> bool {
-        self.keys[b as usize] != NONE
+    pub fn contains(&self, b: BlockId) -> bool {
+        self.keys[b.idx()] != NONE
     }
 
     /// `b` is a candidate with `valid` units as of now (the latest of its count).
     #[inline(always)]
-    pub fn set(&mut self, b: u32, valid: u32) {
+    pub fn set(&mut self, b: BlockId, valid: u32) {
         if self.next_stamp > self.stamp_max() {
             self.renumber();
         }
-        self.keys[b as usize] = (u64::from(valid) << self.stamp_bits) | (self.stamp_max() - self.next_stamp);
+        self.keys[b.idx()] = (u64::from(valid) << self.stamp_bits) | (self.stamp_max() - self.next_stamp);
         self.next_stamp += 1;
     }
 
@@ -51,8 +53,8 @@ impl Candidates {
 
     /// `b` is no longer a candidate.
     #[inline]
-    pub fn remove(&mut self, b: u32) {
-        self.keys[b as usize] = NONE;
+    pub fn remove(&mut self, b: BlockId) {
+        self.keys[b.idx()] = NONE;
     }
 
     pub fn clear(&mut self) {
@@ -63,8 +65,8 @@ impl Candidates {
     /// one set last. Lines of 8 keys are reduced to their minimum first, then the best line is
     /// searched (no branch per key, so the first pass vectorises).
     #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
-    pub fn best_in(&self, blocks: std::ops::Range<u32>, limit: u32) -> Option<u32> {
-        let keys = &self.keys[blocks.start as usize..blocks.end as usize];
+    pub fn best_in(&self, blocks: std::ops::Range<BlockId>, limit: u32) -> Option<BlockId> {
+        let keys = &self.keys[blocks.start.idx()..blocks.end.idx()];
         let mut best = (NONE, 0usize);
         let mut lines = keys.chunks_exact(8);
         for (i, line) in (&mut lines).enumerate() {
@@ -84,7 +86,7 @@ impl Candidates {
             return None;
         }
         let at = from + keys[from..].iter().position(|&k| k == key)?;
-        Some(blocks.start + at as u32)
+        Some(BlockId::new(blocks.start.get() + at as u32))
     }
 
     /// Stamps ran out (after 2^stamp_bits changes): renumbers the candidates from 0 in the
@@ -105,6 +107,7 @@ impl Candidates {
 #[cfg(test)]
 mod tests {
     use super::Candidates;
+    use crate::ids::BlockId;
 
     /// The best candidate is the fewest-valid one changed last, before and after the stamps
     /// are renumbered, checked against a list of (block, valid, order of change).
@@ -119,11 +122,11 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let b = u32::try_from((x >> 33) % 40).unwrap_or(0);
             if (x >> 20).is_multiple_of(5) {
-                c.remove(b);
+                c.remove(BlockId::new(b));
                 model[b as usize] = None;
             } else {
                 let v = u32::try_from((x >> 40) % 6).unwrap_or(0);
-                c.set(b, v);
+                c.set(BlockId::new(b), v);
                 model[b as usize] = Some((v, t));
                 t += 1;
             }
@@ -132,8 +135,8 @@ mod tests {
                     .filter_map(|b| model[b as usize].map(|(v, t)| (v, std::cmp::Reverse(t), b)))
                     .filter(|&(v, _, _)| v < limit)
                     .min()
-                    .map(|(_, _, b)| b);
-                assert_eq!(c.best_in(lo..hi, limit), want);
+                    .map(|(_, _, b)| BlockId::new(b));
+                assert_eq!(c.best_in(BlockId::new(lo)..BlockId::new(hi), limit), want);
             }
         }
     }

@@ -9,7 +9,8 @@ use crate::die_mask::DieMask;
 use crate::gc::policy::VictimChooser;
 use crate::gc::{Ahead, Reloc};
 use crate::huge_pages::filled_vec;
-use crate::layout::{Layout, NONE};
+use crate::ids::{BlockId, Lpn, Ppn};
+use crate::layout::Layout;
 use crate::live_units::LiveUnits;
 
 /// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
@@ -23,12 +24,12 @@ pub enum CoreEvent {
     /// A program unit is complete and can be programmed on `die` into `block`.
     /// `live_mus` of its `mus` carry data (host and relocated; the rest is padding): the write
     /// buffer space its completion frees.
-    Program { die: u32, block: u32, mus: u32, host_mus: u32, live_mus: u32, stream: u8 },
+    Program { die: u32, block: BlockId, mus: u32, host_mus: u32, live_mus: u32, stream: u8 },
     /// GC must read this much of a victim (one multi-plane page read).
     GcRead { die: u32, page_type: u8, planes: u8, bytes: u32 },
     /// All valid data of GC victim `block` has moved (after the reads and programs above): it
     /// can be erased once that data is safe.
-    Relocated { block: u32 },
+    Relocated { block: BlockId },
 }
 
 /// Cumulative counters, in mapping units.
@@ -58,9 +59,9 @@ impl FtlStats {
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stream {
-    /// Open block of this stream on each die (NONE if none). An open block always has room:
+    /// Open block of this stream on each die (`BlockId::NONE` if none). An open block always has room:
     /// it leaves `open` the moment its last unit is placed.
-    open: Vec<u32>,
+    open: Vec<BlockId>,
     /// Dies where `open` holds a block.
     open_dies: DieMask,
     cursor: u32,
@@ -92,16 +93,16 @@ pub struct CoreConfig {
 pub struct FtlCore {
     pub layout: Layout,
     pub cfg: CoreConfig,
-    /// Logical -> physical, per LPN.
-    pub l2p: Vec<u32>,
-    /// The LPN stored in each physical MU's spare area (NONE: never written since erase).
-    pub p2l: Vec<u32>,
+    /// Logical -> physical, per LPN (`Ppn::NONE`: unmapped).
+    pub l2p: Vec<Ppn>,
+    /// The LPN stored in each physical MU's spare area (`Lpn::NONE`: never written since erase).
+    pub p2l: Vec<Lpn>,
     /// Which physical MUs hold the live copy of their LPN.
     pub live: LiveUnits,
     /// Write sequence stored beside each MU (power-loss mode only).
     pub seq: Vec<u32>,
     /// Persisted TRIM journal (LPN, sequence), power-loss mode only.
-    pub trim_log: Vec<(u32, u32)>,
+    pub trim_log: Vec<(Lpn, u32)>,
     pub blocks: BlockTable,
     streams: [Stream; 2],
     pub stats: FtlStats,
@@ -155,7 +156,7 @@ pub struct NoSpace;
 impl FtlCore {
     pub fn new(layout: Layout, cfg: CoreConfig) -> FtlCore {
         let stream = || Stream {
-            open: vec![NONE; layout.dies as usize],
+            open: vec![BlockId::NONE; layout.dies as usize],
             open_dies: DieMask::new(layout.dies),
             cursor: 0,
             pu_fill: 0,
@@ -170,8 +171,8 @@ impl FtlCore {
         // time and pour all its writes into that one die.
         blocks.set_host_reserve_per_die((cfg.host_reserve_blocks + layout.dies / 2) / layout.dies);
         FtlCore {
-            l2p: filled_vec(cfg.user_mus as usize, NONE),
-            p2l: filled_vec(total, NONE),
+            l2p: filled_vec(cfg.user_mus as usize, Ppn::NONE),
+            p2l: filled_vec(total, Lpn::NONE),
             live: LiveUnits::new(total),
             seq: if cfg.track_sequence { filled_vec(total, 0) } else { Vec::new() },
             trim_log: Vec::new(),
@@ -187,7 +188,7 @@ impl FtlCore {
             lane_refused_at: None,
             reloc: Reloc::new(layout.dies),
             relocation_epoch: 0,
-            ahead: Ahead { victim: NONE, wl: 0, next: 0, end: 0 },
+            ahead: Ahead { victim: BlockId::NONE, wl: 0, next: 0, end: 0 },
         }
     }
 
@@ -223,14 +224,14 @@ impl FtlCore {
     /// physical unit and how many units the program unit still takes. The caller binds data to
     /// a prefix of them and then calls [`Self::commit`].
     #[inline(always)]
-    pub(crate) fn unit_room(&mut self, stream: usize) -> Result<(u32, u32), NoSpace> {
+    pub(crate) fn unit_room(&mut self, stream: usize) -> Result<(Ppn, u32), NoSpace> {
         let si = self.stream_index(stream);
         if self.streams[si].pu_fill == 0 {
             self.start_unit(si, stream == GC)?;
         }
         let s = &self.streams[si];
         let block = s.open[s.pu_die as usize];
-        let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[block as usize];
+        let ppn = self.layout.first_ppn(block) + self.blocks.write_ptr[block.idx()];
         Ok((ppn, self.layout.mus_per_pu - s.pu_fill))
     }
 
@@ -245,7 +246,7 @@ impl FtlCore {
         let s = &mut self.streams[si];
         let die = s.pu_die;
         let block = s.open[die as usize];
-        let bi = block as usize;
+        let bi = block.idx();
         self.blocks.write_ptr[bi] += n;
         self.blocks.valid[bi] += live;
         s.pu_fill += n;
@@ -258,7 +259,7 @@ impl FtlCore {
             s.pu_host = 0;
             s.pu_live = 0;
             if self.blocks.write_ptr[bi] == self.layout.mus_per_block {
-                s.open[die as usize] = NONE;
+                s.open[die as usize] = BlockId::NONE;
                 s.open_dies.set(die, false);
                 self.blocks.close(block, self.stats.host_write_mus);
             }
@@ -304,9 +305,9 @@ impl FtlCore {
     }
 
     #[inline(always)]
-    fn unmap_old(&mut self, lpn: u32) {
-        let old = self.l2p[lpn as usize];
-        if old != NONE {
+    fn unmap_old(&mut self, lpn: Lpn) {
+        let old = self.l2p[lpn.idx()];
+        if old != Ppn::NONE {
             self.clear_valid_bit(old);
             self.blocks.dec_valid(self.layout.block_of(old));
         }
@@ -316,11 +317,11 @@ impl FtlCore {
     /// cached): the old unit's live-bit word and its block's valid count and GC key. No effect
     /// on state.
     #[inline]
-    pub fn prefetch_overwrite(&self, lpn: u32) {
-        let Some(&old) = self.l2p.get(lpn as usize) else { return };
-        if old != NONE {
-            self.live.prefetch(old);
-            let b = self.layout.block_of(old) as usize;
+    pub fn prefetch_overwrite(&self, lpn: Lpn) {
+        let Some(&old) = self.l2p.get(lpn.idx()) else { return };
+        if old != Ppn::NONE {
+            self.live.prefetch(old.get());
+            let b = self.layout.block_of(old).idx();
             prefetch(&self.blocks.valid, b);
             self.blocks.candidates.prefetch(b);
         }
@@ -328,7 +329,7 @@ impl FtlCore {
 
     /// Host write of one MU. Fails (changing nothing) when the host stream has no space.
     #[inline]
-    pub fn write(&mut self, lpn: u32, out: &mut Vec<CoreEvent>) -> Result<u32, NoSpace> {
+    pub fn write(&mut self, lpn: Lpn, out: &mut Vec<CoreEvent>) -> Result<Ppn, NoSpace> {
         let (ppn, _) = self.unit_room(HOST)?;
         self.unmap_old(lpn);
         self.bind(lpn, ppn);
@@ -339,24 +340,24 @@ impl FtlCore {
 
     /// Maps `lpn` to the not yet committed unit `ppn` (the valid count follows in `commit`).
     #[inline]
-    fn bind(&mut self, lpn: u32, ppn: u32) {
-        self.l2p[lpn as usize] = ppn;
-        self.p2l[ppn as usize] = lpn;
-        self.live.set(ppn);
+    fn bind(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.l2p[lpn.idx()] = ppn;
+        self.p2l[ppn.idx()] = lpn;
+        self.live.set(ppn.get());
         if self.cfg.track_sequence {
             let s = self.next_sequence();
-            self.seq[ppn as usize] = s;
+            self.seq[ppn.idx()] = s;
         }
     }
 
     #[inline]
-    fn clear_valid_bit(&mut self, ppn: u32) {
-        self.live.clear(ppn);
+    fn clear_valid_bit(&mut self, ppn: Ppn) {
+        self.live.clear(ppn.get());
     }
 
     #[inline]
-    fn is_live(&self, ppn: u32) -> bool {
-        self.live.get(ppn)
+    fn is_live(&self, ppn: Ppn) -> bool {
+        self.live.get(ppn.get())
     }
 
     /// Recomputes the live-unit bitmap from the L2P table (after recovery).
@@ -364,17 +365,17 @@ impl FtlCore {
         self.live.clear_all();
         for i in 0..self.l2p.len() {
             let ppn = self.l2p[i];
-            if ppn != NONE {
-                self.live.set(ppn);
+            if ppn != Ppn::NONE {
+                self.live.set(ppn.get());
             }
         }
     }
 
     /// TRIM of one MU: unmapped data is not valid and is never relocated.
-    pub fn trim(&mut self, lpn: u32) {
-        if self.l2p[lpn as usize] != NONE {
+    pub fn trim(&mut self, lpn: Lpn) {
+        if self.l2p[lpn.idx()] != Ppn::NONE {
             self.unmap_old(lpn);
-            self.l2p[lpn as usize] = NONE;
+            self.l2p[lpn.idx()] = Ppn::NONE;
         }
         self.stats.host_trim_mus += 1;
         if self.cfg.track_sequence {
@@ -383,9 +384,9 @@ impl FtlCore {
         }
     }
 
-    pub fn lookup(&self, lpn: u32) -> Option<u32> {
-        let p = self.l2p[lpn as usize];
-        (p != NONE).then_some(p)
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let p = self.l2p[lpn.idx()];
+        (p != Ppn::NONE).then_some(p)
     }
 
     /// Whether GC should run: free blocks below the threshold.
@@ -413,7 +414,7 @@ impl FtlCore {
     /// `Reloc::may_start`): on the neediest die whose lane is idle, by the policy (see
     /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.
     #[inline]
-    pub fn pick_victim(&mut self) -> Option<u32> {
+    pub fn pick_victim(&mut self) -> Option<BlockId> {
         if !self.lane_could_start() {
             return None;
         }
@@ -423,7 +424,7 @@ impl FtlCore {
     /// [`Self::pick_victim`] once a lane could start; out of line, so that the common refusal
     /// (asked after every host write while GC is wanted) costs a few compares.
     #[inline(never)]
-    fn choose_lane_victim(&mut self) -> Option<u32> {
+    fn choose_lane_victim(&mut self) -> Option<BlockId> {
         let state = self.lane_state();
         let reloc = &self.reloc;
         let Some(v) = self.chooser.choose_for_lane(
@@ -438,7 +439,7 @@ impl FtlCore {
         };
         let mpb = self.layout.mus_per_block as u64;
         let free_room = self.blocks.free_total() as u64 * mpb;
-        let need = self.blocks.valid[v as usize] as u64;
+        let need = self.blocks.valid[v.idx()] as u64;
         let fits = if !self.reloc.any_active() {
             // The open blocks' room is a scan over every die: only asked when free blocks fall
             // short.
@@ -448,7 +449,7 @@ impl FtlCore {
             // fill a shared stream's open blocks): another lane starts only while the reserve,
             // less a block for the stream's open unit, could hold all the lanes' data.
             let sure_room = free_room.min(self.cfg.host_reserve_blocks as u64 * mpb).saturating_sub(mpb);
-            let held: u64 = self.reloc.victims().map(|b| self.blocks.valid[b as usize] as u64).sum();
+            let held: u64 = self.reloc.victims().map(|b| self.blocks.valid[b.idx()] as u64).sum();
             held + need <= sure_room
         };
         if !fits && free_room == 0 && !self.reloc.any_active() {
@@ -471,7 +472,7 @@ impl FtlCore {
             if room >= need {
                 break;
             }
-            room += (self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize] as usize]) as u64;
+            room += (self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize].idx()]) as u64;
         }
         room >= need
     }
@@ -507,15 +508,15 @@ impl FtlCore {
     }
 
     /// A program finished: its MUs are durable.
-    pub fn program_done(&mut self, block: u32, mus: u32) {
-        self.blocks.prog_done[block as usize] += mus;
+    pub fn program_done(&mut self, block: BlockId, mus: u32) {
+        self.blocks.prog_done[block.idx()] += mus;
     }
 
     /// Power loss: the streams' open blocks and partial units are gone (recovery closed those
     /// blocks), and sequence numbers restart after the highest one found on NAND.
     pub(crate) fn restart_streams(&mut self, next_seq: u32) {
         for s in &mut self.streams {
-            s.open.fill(NONE);
+            s.open.fill(BlockId::NONE);
             s.open_dies.clear_all();
             (s.pu_fill, s.pu_host, s.pu_live) = (0, 0, 0);
         }
@@ -533,24 +534,24 @@ impl FtlCore {
         let l = &self.layout;
         let mut valid = vec![0u32; l.blocks as usize];
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn == NONE {
+            if ppn == Ppn::NONE {
                 continue;
             }
-            if self.p2l[ppn as usize] != lpn as u32 {
-                return Err(format!("lpn {lpn} -> ppn {ppn} but spare area says {}", self.p2l[ppn as usize]));
+            if self.p2l[ppn.idx()] != Lpn::new(lpn as u32) {
+                return Err(format!("lpn {lpn} -> ppn {ppn} but spare area says {}", self.p2l[ppn.idx()]));
             }
             let b = l.block_of(ppn);
-            if self.blocks.state[b as usize] == BlockState::Free {
+            if self.blocks.state[b.idx()] == BlockState::Free {
                 return Err(format!("lpn {lpn} mapped into free block {b}"));
             }
-            if l.offset_of(ppn) >= self.blocks.write_ptr[b as usize] {
+            if l.offset_of(ppn) >= self.blocks.write_ptr[b.idx()] {
                 return Err(format!("lpn {lpn} mapped beyond the write pointer of block {b}"));
             }
-            valid[b as usize] += 1;
+            valid[b.idx()] += 1;
         }
         let live = self.live.count();
-        let mapped = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
-        if live != mapped || self.l2p.iter().any(|&p| p != NONE && !self.is_live(p)) {
+        let mapped = self.l2p.iter().filter(|&&p| p != Ppn::NONE).count() as u64;
+        if live != mapped || self.l2p.iter().any(|&p| p != Ppn::NONE && !self.is_live(p)) {
             return Err(format!("live-unit bitmap has {live} bits for {mapped} mapped LPNs"));
         }
         if valid != self.blocks.valid {

@@ -19,6 +19,7 @@ mod write_path;
 use crate::core::{CoreConfig, CoreEvent, FtlCore, HOST};
 use crate::dev_events::{Class, DevEvents};
 use crate::gc::Pacing;
+use crate::ids::{BlockId, Lpn};
 use crate::layout::{scale_geometry, scaled_erase_fraction, Layout, LayoutError};
 use crate::profile::ValidatedProfile;
 use crate::read_ahead::ReadAhead;
@@ -194,7 +195,7 @@ const PARTIAL_TAIL: u8 = 2;
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct PuRec {
-    block: u32,
+    block: BlockId,
     die: u32,
     mus: u32,
     host_mus: u32,
@@ -272,7 +273,7 @@ pub struct SimSsd {
     pub(crate) gc_reads: InOrderTracker,
     pub(crate) pu_done: [InOrderTracker; 2],
     /// Relocated victims waiting for erase: (block, sequence its data must reach first).
-    pub(crate) victims: VecDeque<(u32, u64)>,
+    pub(crate) victims: VecDeque<(BlockId, u64)>,
     pub(crate) pending_erases: u32,
     pub(crate) scratch: Vec<CoreEvent>,
     /// Core events of host writes being admitted (apart from `scratch`, which GC uses while
@@ -436,7 +437,7 @@ impl SimSsd {
         let i = self.hint_pos as usize % HINT_STAGE;
         let earlier = std::mem::replace(&mut self.hint_ring[i], lpn);
         self.hint_pos = self.hint_pos.wrapping_add(1);
-        self.core.prefetch_overwrite(earlier);
+        self.core.prefetch_overwrite(Lpn::new(earlier));
         self.core.prefetch_gc_some();
     }
 
@@ -509,7 +510,7 @@ impl SimSsd {
                 let head = (c.partial & PARTIAL_HEAD != 0) as u32;
                 let tail = (c.partial & PARTIAL_TAIL != 0) as u32;
                 for lpn in c.first_lpn + head..(c.first_lpn + c.mus).saturating_sub(tail) {
-                    self.core.trim(lpn);
+                    self.core.trim(Lpn::new(lpn));
                 }
                 self.counters.host_trim_bytes += c.len as u64;
                 self.events.push(Class::TrimDone, self.now + self.write_ack_ns, DevEvent::Done(slot));

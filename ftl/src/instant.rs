@@ -5,6 +5,7 @@
 
 use crate::config::GcPolicy;
 use crate::core::{CoreConfig, CoreEvent, FtlCore, NoSpace};
+use crate::ids::Lpn;
 use crate::layout::Layout;
 
 pub struct InstantFtl {
@@ -40,7 +41,7 @@ impl InstantFtl {
         };
         let mut f = InstantFtl::new(layout, cfg);
         for lpn in 0..user {
-            f.write(lpn)?;
+            f.write(Lpn::new(lpn))?;
         }
         Ok((f, user))
     }
@@ -67,14 +68,14 @@ impl InstantFtl {
         true
     }
 
-    pub fn write(&mut self, lpn: u32) -> Result<(), NoSpace> {
+    pub fn write(&mut self, lpn: Lpn) -> Result<(), NoSpace> {
         self.collect();
         let r = self.core.write(lpn, &mut self.events);
         self.settle();
         r.map(|_| ())
     }
 
-    pub fn trim(&mut self, lpn: u32) {
+    pub fn trim(&mut self, lpn: Lpn) {
         self.core.trim(lpn);
     }
 }

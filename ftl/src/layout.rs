@@ -7,9 +7,10 @@
 //! by word line, each word line holding `planes x bits` pages of `page_bytes / mu` units (plane
 //! major), so a program unit (PU) is a contiguous run of `mus_per_pu` PPNs.
 
+use crate::ids::{BlockId, Ppn};
 use nand_model::{FastDiv, Geometry};
 
-/// PPN / LPN sentinel for "nothing".
+/// Sentinel for "nothing" in raw `u32` tables (the typed ids' `NONE`, [`crate::ids::Ppn::NONE`] etc., is this value).
 pub const NONE: u32 = u32::MAX;
 
 /// Dimensions the FTL works with, derived from the (possibly scaled) geometry.
@@ -111,18 +112,18 @@ impl Layout {
     }
 
     #[inline]
-    pub fn die_of_block(&self, block: u32) -> u32 {
-        self.bpd_div.quotient(block)
+    pub fn die_of_block(&self, block: BlockId) -> u32 {
+        self.bpd_div.quotient(block.get())
     }
 
     #[inline]
-    pub fn block_of(&self, ppn: u32) -> u32 {
-        self.mpb_div.quotient(ppn)
+    pub fn block_of(&self, ppn: Ppn) -> BlockId {
+        BlockId::new(self.mpb_div.quotient(ppn.get()))
     }
 
     #[inline]
-    pub fn offset_of(&self, ppn: u32) -> u32 {
-        self.mpb_div.remainder(ppn)
+    pub fn offset_of(&self, ppn: Ppn) -> u32 {
+        self.mpb_div.remainder(ppn.get())
     }
 
     /// Word lines (program units) a block holds data in, with `written` units written.
@@ -131,8 +132,8 @@ impl Layout {
         self.pu_div.quotient(written + self.mus_per_pu - 1)
     }
 
-    pub fn first_ppn(&self, block: u32) -> u32 {
-        block * self.mus_per_block
+    pub fn first_ppn(&self, block: BlockId) -> Ppn {
+        Ppn::new(block.get() * self.mus_per_block)
     }
 
     /// Page type (LSB, CSB, MSB, ...) of the page holding `offset`.

@@ -13,6 +13,7 @@ pub mod device;
 pub mod die_mask;
 pub mod gc;
 mod huge_pages;
+pub mod ids;
 pub mod instant;
 pub mod layout;
 pub mod live_units;
@@ -24,4 +25,5 @@ pub mod tracker;
 pub mod wa_model;
 
 pub use config::{ControllerConfig, FtlConfig, GcPolicy, HostConfig, PowerConfig};
+pub use ids::{BlockId, Lpn, Ppn};
 pub use profile::{DriveProfile, ProfileError, ValidatedProfile};

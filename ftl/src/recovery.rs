@@ -14,7 +14,7 @@
 use crate::blocks::BlockState;
 use crate::core::FtlCore;
 use crate::device::{SimSsd, Stall};
-use crate::layout::NONE;
+use crate::ids::{BlockId, Lpn, Ppn};
 
 /// Why the mapping cannot be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,30 +62,30 @@ impl FtlCore {
     /// the spare areas of programmed units and the TRIM journal. `erase_interrupted` lists the
     /// victims whose erase was under way at the cut: their content is undefined, so they are
     /// erased again. Open blocks are closed (truncated) where their programmed part ends.
-    pub fn rebuild_from_nand(&mut self, erase_interrupted: &[u32]) -> Result<RebuildReport, RecoveryError> {
+    pub fn rebuild_from_nand(&mut self, erase_interrupted: &[BlockId]) -> Result<RebuildReport, RecoveryError> {
         if !self.cfg.track_sequence {
             return Err(RecoveryError::NoSequence);
         }
         let mut rep = RebuildReport::default();
         for &b in erase_interrupted {
-            if (b as usize) < self.blocks.state.len() {
+            if b.idx() < self.blocks.state.len() {
                 self.erase_at_boot(b);
                 rep.erased_at_boot += 1;
             }
         }
         let mpb = self.layout.mus_per_block;
         let now_mus = self.stats.host_write_mus;
-        for b in 0..self.layout.blocks {
-            let i = b as usize;
+        for b in (0..self.layout.blocks).map(BlockId::new) {
+            let i = b.idx();
             if self.blocks.state[i] == BlockState::Free || self.blocks.is_reserved(b) {
                 continue;
             }
             let (durable, written) = (self.blocks.prog_done[i].min(self.blocks.write_ptr[i]), self.blocks.write_ptr[i]);
-            let first = self.layout.first_ppn(b) as usize;
+            let first = self.layout.first_ppn(b).idx();
             // What was placed but not programmed never reached the cells.
             for ppn in first + durable as usize..first + written as usize {
-                rep.unprogrammed_mus += (self.p2l[ppn] != NONE) as u64;
-                self.p2l[ppn] = NONE;
+                rep.unprogrammed_mus += (self.p2l[ppn] != Lpn::NONE) as u64;
+                self.p2l[ppn] = Lpn::NONE;
             }
             if durable == 0 {
                 self.erase_at_boot(b);
@@ -106,11 +106,11 @@ impl FtlCore {
         self.blocks.valid.fill(0);
         self.rebuild_live_units();
         for &ppn in &self.l2p {
-            if ppn != NONE {
-                self.blocks.valid[self.layout.block_of(ppn) as usize] += 1;
+            if ppn != Ppn::NONE {
+                self.blocks.valid[self.layout.block_of(ppn).idx()] += 1;
             }
         }
-        rep.mapped_lpns = self.l2p.iter().filter(|&&p| p != NONE).count() as u64;
+        rep.mapped_lpns = self.l2p.iter().filter(|&&p| p != Ppn::NONE).count() as u64;
         self.blocks.restamp_candidates();
         self.blocks.rebuild_free_lists(&self.layout);
         self.restart_streams(rep.max_seq.wrapping_add(1));
@@ -121,42 +121,42 @@ impl FtlCore {
     /// Newest programmed copy per LPN, then journaled TRIMs newer than it. Returns the highest
     /// sequence seen.
     fn rebuild_l2p(&mut self) -> u32 {
-        self.l2p.fill(NONE);
+        self.l2p.fill(Ppn::NONE);
         let mut max_seq = 0;
         let user = self.cfg.user_mus;
-        for b in 0..self.layout.blocks {
-            if self.blocks.state[b as usize] != BlockState::Closed {
+        for b in (0..self.layout.blocks).map(BlockId::new) {
+            if self.blocks.state[b.idx()] != BlockState::Closed {
                 continue;
             }
-            let first = self.layout.first_ppn(b);
-            for ppn in first..first + self.blocks.write_ptr[b as usize] {
+            let first = self.layout.first_ppn(b).get();
+            for ppn in first..first + self.blocks.write_ptr[b.idx()] {
                 let lpn = self.p2l[ppn as usize];
-                if lpn == NONE || lpn >= user {
+                if lpn == Lpn::NONE || lpn.get() >= user {
                     continue; // padding
                 }
                 let s = self.seq[ppn as usize];
                 max_seq = max_seq.max(s);
-                let cur = self.l2p[lpn as usize];
-                if cur == NONE || s > self.seq[cur as usize] {
-                    self.l2p[lpn as usize] = ppn;
+                let cur = self.l2p[lpn.idx()];
+                if cur == Ppn::NONE || s > self.seq[cur.idx()] {
+                    self.l2p[lpn.idx()] = Ppn::new(ppn);
                 }
             }
         }
         for &(lpn, s) in &self.trim_log {
             max_seq = max_seq.max(s);
-            let Some(slot) = self.l2p.get_mut(lpn as usize) else { continue };
-            if *slot != NONE && self.seq[*slot as usize] < s {
-                *slot = NONE;
+            let Some(slot) = self.l2p.get_mut(lpn.idx()) else { continue };
+            if *slot != Ppn::NONE && self.seq[slot.idx()] < s {
+                *slot = Ppn::NONE;
             }
         }
         max_seq
     }
 
     /// Erases a block during boot: blank spare area, free, one more erase.
-    fn erase_at_boot(&mut self, b: u32) {
-        let i = b as usize;
-        let first = self.layout.first_ppn(b) as usize;
-        self.p2l[first..first + self.layout.mus_per_block as usize].fill(NONE);
+    fn erase_at_boot(&mut self, b: BlockId) {
+        let i = b.idx();
+        let first = self.layout.first_ppn(b).idx();
+        self.p2l[first..first + self.layout.mus_per_block as usize].fill(Lpn::NONE);
         self.blocks.state[i] = BlockState::Free;
         self.blocks.valid[i] = 0;
         self.blocks.write_ptr[i] = 0;
@@ -185,10 +185,11 @@ impl SimSsd {
         self.flash.power_cut();
         // Victims whose erase was submitted are exactly those no longer queued (and not still
         // being relocated: that one holds live data and is rebuilt like a closed block).
-        let mut queued: std::collections::HashSet<u32> = self.victims.iter().map(|&(b, _)| b).collect();
+        let mut queued: std::collections::HashSet<BlockId> = self.victims.iter().map(|&(b, _)| b).collect();
         queued.extend(self.core.relocating());
-        let interrupted: Vec<u32> = (0..self.core.layout.blocks)
-            .filter(|b| self.core.blocks.state[*b as usize] == BlockState::Victim && !queued.contains(b))
+        let interrupted: Vec<BlockId> = (0..self.core.layout.blocks)
+            .map(BlockId::new)
+            .filter(|b| self.core.blocks.state[b.idx()] == BlockState::Victim && !queued.contains(b))
             .collect();
         if self.plp {
             let pad_before = self.core.stats.pad_mus;

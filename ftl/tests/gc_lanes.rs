@@ -7,7 +7,7 @@
 use ftl::core::{CoreEvent, Step};
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
-use ftl::GcPolicy;
+use ftl::{BlockId, GcPolicy, Lpn};
 use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
 use rand::Rng;
@@ -30,7 +30,7 @@ fn aged_drive() -> InstantFtl {
     let (mut f, user) = InstantFtl::filled_at_op(layout, 0.25, GcPolicy::Greedy, false, 24).unwrap();
     let mut rng = RngStreams::new(11).stream(StreamId::Host, 0);
     for _ in 0..3 * u64::from(user) {
-        f.write(rng.gen_range(0..user)).unwrap();
+        f.write(Lpn::new(rng.gen_range(0..user))).unwrap();
     }
     f
 }
@@ -77,14 +77,14 @@ fn lanes_start_staggered_on_every_die_and_read_in_turn() {
 
     // Run to the end: each victim is reported once and holds nothing valid.
     while core.relocate_step(u32::MAX, &mut ev) != Step::Done {}
-    let mut relocated: Vec<u32> =
+    let mut relocated: Vec<BlockId> =
         ev.iter().filter_map(|e| if let CoreEvent::Relocated { block } = *e { Some(block) } else { None }).collect();
     relocated.sort_unstable();
     let mut expect = victims.clone();
     expect.sort_unstable();
     assert_eq!(relocated, expect, "each victim reported relocated once");
     for &v in &victims {
-        assert_eq!(core.blocks.valid[v as usize], 0, "victim {v} still holds valid units");
+        assert_eq!(core.blocks.valid[v.idx()], 0, "victim {v} still holds valid units");
     }
 }
 

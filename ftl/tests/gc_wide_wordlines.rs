@@ -4,7 +4,7 @@
 
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
-use ftl::GcPolicy;
+use ftl::{GcPolicy, Lpn};
 use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
 use rand::Rng;
@@ -28,7 +28,7 @@ fn wide_word_lines_relocate_every_live_unit() {
     let (mut f, user) = InstantFtl::filled_at_op(layout, 0.25, GcPolicy::Greedy, false, 6).unwrap();
     let mut rng = RngStreams::new(7).stream(StreamId::Host, 0);
     for i in 0..3 * user as u64 {
-        let lpn = rng.gen_range(0..user);
+        let lpn = Lpn::new(rng.gen_range(0..user));
         if i % 16 == 0 {
             f.trim(lpn);
         } else {

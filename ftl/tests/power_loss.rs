@@ -9,7 +9,7 @@
 
 use ftl::blocks::BlockState;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
-use ftl::layout::NONE;
+use ftl::{Lpn, Ppn};
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -100,8 +100,8 @@ impl Workload {
 }
 
 struct Snapshot {
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: Vec<Ppn>,
+    p2l: Vec<Lpn>,
     seq: Vec<u32>,
     durable: Vec<bool>,
 }
@@ -111,7 +111,8 @@ fn snapshot(d: &SimSsd) -> Snapshot {
     let l = c.layout;
     let durable = (0..l.total_mus() as u32)
         .map(|ppn| {
-            let b = l.block_of(ppn) as usize;
+            let ppn = Ppn::new(ppn);
+            let b = l.block_of(ppn).idx();
             c.blocks.state[b] != BlockState::Free && l.offset_of(ppn) < c.blocks.prog_done[b]
         })
         .collect();
@@ -139,20 +140,24 @@ fn cut_and_check(seed: u64, plp: bool) -> u64 {
     let mut lost = 0;
     for lpn in 0..w.user_mus as usize {
         let (p, r) = (snap.l2p[lpn], after[lpn]);
-        if plp || p == NONE || snap.durable[p as usize] {
+        if plp || p == Ppn::NONE || snap.durable[p.idx()] {
             assert_eq!(r, p, "seed {seed} plp {plp}: lpn {lpn} changed ({p} -> {r}); {rep:?}");
-        } else if r != NONE {
+        } else if r != Ppn::NONE {
             lost += 1;
-            assert!(snap.durable[r as usize], "seed {seed}: lpn {lpn} rebuilt onto unprogrammed ppn {r}");
-            assert_eq!(snap.p2l[r as usize], lpn as u32, "seed {seed}: lpn {lpn} rebuilt onto another lpn's unit");
-            assert!(snap.seq[r as usize] < snap.seq[p as usize], "seed {seed}: lpn {lpn} rebuilt onto a newer copy");
+            assert!(snap.durable[r.idx()], "seed {seed}: lpn {lpn} rebuilt onto unprogrammed ppn {r}");
+            assert_eq!(
+                snap.p2l[r.idx()],
+                Lpn::new(lpn as u32),
+                "seed {seed}: lpn {lpn} rebuilt onto another lpn's unit"
+            );
+            assert!(snap.seq[r.idx()] < snap.seq[p.idx()], "seed {seed}: lpn {lpn} rebuilt onto a newer copy");
         } else {
             lost += 1;
         }
         if !w.busy[lpn] {
             match w.acked[lpn] {
-                Acked::Trimmed => assert_eq!(r, NONE, "seed {seed}: trimmed lpn {lpn} came back"),
-                Acked::Written if plp => assert_ne!(r, NONE, "seed {seed}: acked lpn {lpn} lost with PLP"),
+                Acked::Trimmed => assert_eq!(r, Ppn::NONE, "seed {seed}: trimmed lpn {lpn} came back"),
+                Acked::Written if plp => assert_ne!(r, Ppn::NONE, "seed {seed}: acked lpn {lpn} lost with PLP"),
                 _ => {}
             }
         }

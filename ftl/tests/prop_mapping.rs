@@ -10,6 +10,7 @@
 use ftl::core::FtlCore;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::instant::InstantFtl;
+use ftl::Lpn;
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -50,19 +51,13 @@ fn device(seq: bool) -> SimSsd {
 
 /// Checks one LPN against the reference: `Some(s)` = last written with sequence `s`.
 fn check_read(core: &FtlCore, lpn: u32, want: Option<u32>) -> Result<(), TestCaseError> {
-    match (want, core.lookup(lpn)) {
+    match (want, core.lookup(Lpn::new(lpn))) {
         (None, None) => Ok(()),
         (None, Some(p)) => Err(TestCaseError::fail(format!("lpn {lpn} trimmed/unwritten but maps to {p}"))),
         (Some(_), None) => Err(TestCaseError::fail(format!("lpn {lpn} written but reads zeros"))),
         (Some(s), Some(p)) => {
-            prop_assert_eq!(core.p2l[p as usize], lpn, "spare area of {} names another lpn", p);
-            prop_assert!(
-                core.seq[p as usize] >= s,
-                "lpn {} reads an older version ({} < {})",
-                lpn,
-                core.seq[p as usize],
-                s
-            );
+            prop_assert_eq!(core.p2l[p.idx()], Lpn::new(lpn), "spare area of {} names another lpn", p);
+            prop_assert!(core.seq[p.idx()] >= s, "lpn {} reads an older version ({} < {})", lpn, core.seq[p.idx()], s);
             Ok(())
         }
     }
@@ -83,22 +78,22 @@ proptest! {
         let mut model: Vec<Option<u32>> = vec![None; user as usize];
         // Start full so that the writes below run GC.
         for lpn in 0..user {
-            f.write(lpn).unwrap();
-            model[lpn as usize] = Some(f.core.seq[f.core.l2p[lpn as usize] as usize]);
+            f.write(Lpn::new(lpn)).unwrap();
+            model[lpn as usize] = Some(f.core.seq[f.core.l2p[lpn as usize].idx()]);
         }
         for op in ops {
             match op {
                 Op::Write(a, n) | Op::WritePartial(a, n, _, _) => {
                     let (first, n) = span(user, a, n);
                     for lpn in first..first + n {
-                        f.write(lpn).unwrap();
-                        model[lpn as usize] = Some(f.core.seq[f.core.l2p[lpn as usize] as usize]);
+                        f.write(Lpn::new(lpn)).unwrap();
+                        model[lpn as usize] = Some(f.core.seq[f.core.l2p[lpn as usize].idx()]);
                     }
                 }
                 Op::Trim(a, n) => {
                     let (first, n) = span(user, a, n);
                     for lpn in first..first + n {
-                        f.trim(lpn);
+                        f.trim(Lpn::new(lpn));
                         model[lpn as usize] = None;
                     }
                 }
@@ -142,7 +137,7 @@ proptest! {
         }
         while let Some(c) = d.next_completion(None) { inflight.remove(&c.tag); }
         for lpn in 0..user {
-            model[lpn as usize] = Some(d.core.seq[d.core.l2p[lpn as usize] as usize]);
+            model[lpn as usize] = Some(d.core.seq[d.core.l2p[lpn as usize].idx()]);
         }
         let mut tag = 1u64 << 32;
         let mut ops = ops.into_iter().peekable();
@@ -190,9 +185,9 @@ proptest! {
                 match hop {
                     HostOp::Write => {
                         writing[lpn as usize] -= 1;
-                        let p = d.core.lookup(lpn);
+                        let p = d.core.lookup(Lpn::new(lpn));
                         prop_assert!(p.is_some(), "acknowledged write of lpn {} not mapped", lpn);
-                        model[lpn as usize] = p.map(|p| d.core.seq[p as usize]);
+                        model[lpn as usize] = p.map(|p| d.core.seq[p.idx()]);
                     }
                     HostOp::Trim => {
                         busy[lpn as usize] = false;

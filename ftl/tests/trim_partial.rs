@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
+use ftl::Lpn;
 
 fn drive() -> SimSsd {
     let p = ftl::profile::load("tiny").unwrap();
@@ -22,12 +23,12 @@ fn trim_keeps_partly_covered_units() {
     // Sector 1 of unit 0 only; then the last 512 B of unit 1 through the first 512 B of unit 3.
     run(&mut d, HostOp::Trim, 512, 512);
     run(&mut d, HostOp::Trim, 2 * 4096 - 512, 4096 + 1024);
-    let mapped: Vec<bool> = (0..4).map(|l| d.core.lookup(l).is_some()).collect();
+    let mapped: Vec<bool> = (0..4).map(|l| d.core.lookup(Lpn::new(l)).is_some()).collect();
     assert_eq!(mapped, [true, true, false, true], "only unit 2 is covered whole");
     // Whole units go.
     run(&mut d, HostOp::Trim, 0, 4096);
     run(&mut d, HostOp::Trim, 3 * 4096, 4096);
-    let mapped: Vec<bool> = (0..4).map(|l| d.core.lookup(l).is_some()).collect();
+    let mapped: Vec<bool> = (0..4).map(|l| d.core.lookup(Lpn::new(l)).is_some()).collect();
     assert_eq!(mapped, [false, true, false, false]);
     d.check_invariants().unwrap();
 }

@@ -6,7 +6,7 @@
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::wa_greedy_uniform;
-use ftl::GcPolicy;
+use ftl::{GcPolicy, Lpn};
 use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
 use rand::Rng;
@@ -32,11 +32,11 @@ pub fn measure_wa(op: f64, blocks_per_plane: u32, seed: u64) -> f64 {
     // Warm up to steady state, then measure over 4 more drive writes.
     let warm = (user as f64 * (3.0 + 2.0 * wa_greedy_uniform(op))) as u64;
     for _ in 0..warm {
-        f.write(rng.gen_range(0..user)).unwrap();
+        f.write(Lpn::new(rng.gen_range(0..user))).unwrap();
     }
     let before = f.core.stats;
     for _ in 0..4 * user as u64 {
-        f.write(rng.gen_range(0..user)).unwrap();
+        f.write(Lpn::new(rng.gen_range(0..user))).unwrap();
     }
     let s = f.core.stats;
     f.core.check_invariants().unwrap();

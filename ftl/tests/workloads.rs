@@ -11,7 +11,7 @@ use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::instant::InstantFtl;
 use ftl::layout::Layout;
 use ftl::wa_model::wa_fifo_classes;
-use ftl::GcPolicy;
+use ftl::{GcPolicy, Lpn};
 use nand_model::rng::{RngStreams, StreamId};
 use nand_model::{CellType, GeometryConfig};
 use rand::Rng;
@@ -76,11 +76,11 @@ fn skew_wa(op: f64, policy: GcPolicy, sep: bool, seed: u64) -> f64 {
     let hot = user / 5;
     let mut pick = move || if rng.gen_bool(0.8) { rng.gen_range(0..hot) } else { rng.gen_range(hot..user) };
     for _ in 0..8 * user as u64 {
-        f.write(pick()).unwrap();
+        f.write(Lpn::new(pick())).unwrap();
     }
     let b = f.core.stats;
     for _ in 0..4 * user as u64 {
-        f.write(pick()).unwrap();
+        f.write(Lpn::new(pick())).unwrap();
     }
     f.core.check_invariants().unwrap();
     let s = f.core.stats;

@@ -95,7 +95,7 @@ impl SimSsd {
                 self.maybe_gc();
                 self.try_admit();
             }
-            TAG_ERASE => self.on_erase_done(id as u32),
+            TAG_ERASE => self.on_erase_done(BlockId::new(id as u32)),
             _ => {}
         }
     }

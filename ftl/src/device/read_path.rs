@@ -27,12 +27,12 @@ impl SimSsd {
         let l = self.core.layout;
         let mut ops = 0;
         // Consecutive units on one NAND page make one page read.
-        let mut cur: Option<(u32, u32, u32)> = None; // (block, page index, bytes)
+        let mut cur: Option<(BlockId, u32, u32)> = None; // (block, page index, bytes)
         for lpn in c.first_lpn..c.first_lpn + c.mus {
-            let Some(ppn) = self.core.lookup(lpn) else { continue };
+            let Some(ppn) = self.core.lookup(Lpn::new(lpn)) else { continue };
             let block = l.block_of(ppn);
             let off = l.offset_of(ppn);
-            if off >= self.core.blocks.prog_done[block as usize] {
+            if off >= self.core.blocks.prog_done[block.idx()] {
                 continue; // still in the DRAM write buffer
             }
             let page = l.page_index(off);
@@ -71,9 +71,9 @@ impl SimSsd {
         // Where a unit's data is on NAND: (block, word line, plane, page type); None when it needs
         // no NAND read (unmapped, or still in the write buffer).
         let locate = |core: &FtlCore, lpn: u32| {
-            let ppn = core.lookup(lpn)?;
+            let ppn = core.lookup(Lpn::new(lpn))?;
             let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
-            (off < core.blocks.prog_done[block as usize]).then(|| {
+            (off < core.blocks.prog_done[block.idx()]).then(|| {
                 let in_wl = off % l.mus_per_pu;
                 (block, off / l.mus_per_pu, in_wl / mus_per_plane_wl, l.page_type(off) as usize)
             })
@@ -82,7 +82,7 @@ impl SimSsd {
         while lpn < to {
             let start = lpn;
             let first = locate(&self.core, lpn);
-            let wl_of = |x: Option<(u32, u32, u32, usize)>| x.map(|(b, w, _, _)| (b, w));
+            let wl_of = |x: Option<(BlockId, u32, u32, usize)>| x.map(|(b, w, _, _)| (b, w));
             // Per page type: planes touched (bit mask) and bytes.
             let (mut planes, mut bytes) = ([0u32; 4], [0u32; 4]);
             while lpn < to {
@@ -111,13 +111,13 @@ impl SimSsd {
         }
     }
 
-    pub(super) fn issue_host_read(&mut self, slot: u32, page: (u32, u32, u32)) {
+    pub(super) fn issue_host_read(&mut self, slot: u32, page: (BlockId, u32, u32)) {
         self.issue_page_read(TAG_READ | slot as u64, page);
     }
 
     /// A single-plane host-priority read of `bytes` of one NAND page.
     #[allow(clippy::cast_possible_truncation)] // planes (<= 16), page types (<= 4) and their counts are small (validated geometry)
-    pub(super) fn issue_page_read(&mut self, tag: u64, (block, page, bytes): (u32, u32, u32)) {
+    pub(super) fn issue_page_read(&mut self, tag: u64, (block, page, bytes): (BlockId, u32, u32)) {
         let l = self.core.layout;
         let die = l.die_of_block(block);
         let pt = l.page_type(page * l.mus_per_page);

@@ -24,9 +24,9 @@ impl SimSsd {
             if !partial {
                 continue;
             }
-            let Some(ppn) = self.core.lookup(lpn) else { continue };
+            let Some(ppn) = self.core.lookup(Lpn::new(lpn)) else { continue };
             let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
-            if off >= self.core.blocks.prog_done[block as usize] {
+            if off >= self.core.blocks.prog_done[block.idx()] {
                 continue; // in the write buffer: merged in DRAM
             }
             let id = self.rmw.start(lpn);

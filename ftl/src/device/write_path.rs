@@ -33,7 +33,7 @@ impl SimSsd {
                 return false;
             }
             // host_can_write() was checked just above, so the write cannot fail.
-            let _ = self.core.write(c.first_lpn + next, &mut self.admit_events);
+            let _ = self.core.write(Lpn::new(c.first_lpn + next), &mut self.admit_events);
             self.buffer_used_mus += 1;
             if let Some(p) = self.pacing.as_mut() {
                 p.credit = p.credit.saturating_add(p.ratio);

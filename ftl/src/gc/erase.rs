@@ -3,12 +3,12 @@
 
 use crate::core::FtlCore;
 use crate::device::{SimSsd, TAG_ERASE};
-use crate::layout::NONE;
+use crate::ids::{BlockId, Lpn};
 use nand_model::NandOp;
 
 impl SimSsd {
     /// A victim's data has all been moved: queue its erase for when that data is safe.
-    pub(crate) fn victim_relocated(&mut self, v: u32) {
+    pub(crate) fn victim_relocated(&mut self, v: BlockId) {
         // With PLP the relocated data is safe in the controller's protected DRAM once read, so
         // the victim can be erased then; without PLP it must first be programmed.
         let after = if self.plp {
@@ -48,12 +48,12 @@ impl SimSsd {
             self.victims.pop_front();
             let l = self.core.layout;
             let planes = l.geo.planes_per_die as u8;
-            self.flash.submit(self.now, NandOp::erase(TAG_ERASE | v as u64, l.die_of_block(v), planes));
+            self.flash.submit(self.now, NandOp::erase(TAG_ERASE | u64::from(v.get()), l.die_of_block(v), planes));
         }
     }
 
     /// A victim's erase finished: it is free again, so waiting host writes and GC may go on.
-    pub(crate) fn on_erase_done(&mut self, block: u32) {
+    pub(crate) fn on_erase_done(&mut self, block: BlockId) {
         self.core.erase_done(block);
         self.pending_erases -= 1;
         self.try_admit();
@@ -63,11 +63,11 @@ impl SimSsd {
 
 impl FtlCore {
     /// A victim's erase finished: its spare area is blank again and it rejoins the free list.
-    pub fn erase_done(&mut self, block: u32) {
+    pub fn erase_done(&mut self, block: BlockId) {
         let l = self.layout;
-        let base = l.first_ppn(block) as usize;
-        let n = self.blocks.write_ptr[block as usize] as usize;
-        self.p2l[base..base + n].fill(NONE);
+        let base = l.first_ppn(block).idx();
+        let n = self.blocks.write_ptr[block.idx()] as usize;
+        self.p2l[base..base + n].fill(Lpn::NONE);
         self.blocks.release(block, l.die_of_block(block));
         self.stats.erases += 1;
     }

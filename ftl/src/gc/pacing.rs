@@ -21,7 +21,7 @@ pub(crate) struct Pacing {
 impl SimSsd {
     /// How many valid units `block` held when GC chose it, while GC is relocating it, for
     /// views that show GC at work (read-only; the simulation never asks).
-    pub fn gc_valid_at_pick(&self, block: u32) -> Option<u32> {
+    pub fn gc_valid_at_pick(&self, block: crate::ids::BlockId) -> Option<u32> {
         self.core.valid_at_pick(block)
     }
 

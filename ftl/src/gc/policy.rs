@@ -12,6 +12,7 @@
 
 use crate::blocks::BlockTable;
 use crate::config::GcPolicy;
+use crate::ids::BlockId;
 
 /// Victim chooser with the state it keeps between picks.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Default)]
@@ -31,7 +32,7 @@ impl VictimChooser {
         mus_per_block: u32,
         now_mus: u64,
         idle: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
+    ) -> Option<BlockId> {
         let dies = blocks.dies();
         let start = self.die_cursor % dies;
         // Supply levels from the lowest up; at each, the idle dies from the cursor on. One pass
@@ -70,15 +71,21 @@ impl VictimChooser {
 /// The policy's choice among the candidates of one die: greedy by a pass over the die's valid
 /// counts, cost-benefit by a scan of its blocks (ties go to the lowest block
 /// id, for determinism).
-fn choose_on_die(blocks: &mut BlockTable, die: u32, policy: GcPolicy, mus_per_block: u32, now_mus: u64) -> Option<u32> {
+fn choose_on_die(
+    blocks: &mut BlockTable,
+    die: u32,
+    policy: GcPolicy,
+    mus_per_block: u32,
+    now_mus: u64,
+) -> Option<BlockId> {
     match policy {
         GcPolicy::Greedy => blocks.min_valid_closed_on_die(die, mus_per_block),
         GcPolicy::CostBenefit => blocks
             .die_blocks(die)
             .filter(|&b| blocks.is_candidate(b, mus_per_block))
             .map(|b| {
-                let age = now_mus.saturating_sub(blocks.closed_at[b as usize]);
-                (score(blocks.valid[b as usize], mus_per_block, age), b)
+                let age = now_mus.saturating_sub(blocks.closed_at[b.idx()]);
+                (score(blocks.valid[b.idx()], mus_per_block, age), b)
             })
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
             .map(|(_, b)| b),
@@ -118,8 +125,8 @@ mod tests {
         let mut t = BlockTable::new(&l, 0);
         for &(die, n) in valid {
             let b = t.take_free(die, 0).unwrap();
-            t.write_ptr[b as usize] = l.mus_per_block;
-            t.valid[b as usize] = n;
+            t.write_ptr[b.idx()] = l.mus_per_block;
+            t.valid[b.idx()] = n;
             t.close(b, 0);
         }
         (t, l.mus_per_block)
@@ -130,8 +137,8 @@ mod tests {
         // Die 0 has the emptiest block drive-wide, but die 1 has fewer free blocks left.
         let (mut t, mpb) = table(&[(0, 5), (1, 30), (1, 20), (1, 40)]);
         let v = VictimChooser::default().choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
-        assert_eq!(v / 8, 1, "victim {v} is not on die 1");
-        assert_eq!(t.valid[v as usize], 20, "not the fewest-valid block of die 1");
+        assert_eq!(v.get() / 8, 1, "victim {v} is not on die 1");
+        assert_eq!(t.valid[v.idx()], 20, "not the fewest-valid block of die 1");
     }
 
     #[test]
@@ -141,9 +148,9 @@ mod tests {
         let (mut t, mpb) = table(&[(0, 10), (0, 12), (0, 14), (1, 10), (1, 12)]);
         let mut c = VictimChooser::default();
         let a = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
-        assert_eq!(a / 8, 0);
+        assert_eq!(a.get() / 8, 0);
         t.mark_victim(a);
         let b = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
-        assert_eq!(b / 8, 1, "second victim {b} not on die 1");
+        assert_eq!(b.get() / 8, 1, "second victim {b} not on die 1");
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
 use crate::die_mask::DieMask;
+use crate::ids::{BlockId, Ppn};
 use crate::layout::NONE;
 use nand_model::cast::low_u64;
 
@@ -29,7 +30,7 @@ const GC_PREFETCH_PER_COMMAND: u32 = 12;
 /// The word line GC moves next (`victim`, `wl`): units `next..end` still to prefetch.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct Ahead {
-    pub(crate) victim: u32,
+    pub(crate) victim: BlockId,
     pub(crate) wl: u32,
     pub(crate) next: u32,
     pub(crate) end: u32,
@@ -48,8 +49,8 @@ struct Run {
 /// One die's GC lane: the victim on that die being relocated, if any.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct Lane {
-    /// The victim, or `NONE` when the lane is idle.
-    pub(crate) block: u32,
+    /// The victim, or `BlockId::NONE` when the lane is idle.
+    pub(crate) block: BlockId,
     /// Valid units when it was chosen.
     pub(crate) valid_at_pick: u32,
     /// Word lines it holds data in (none when nothing in it was valid) and the next to move.
@@ -57,7 +58,7 @@ pub(crate) struct Lane {
     wl: u32,
 }
 
-const IDLE: Lane = Lane { block: NONE, valid_at_pick: 0, wls: 0, wl: 0 };
+const IDLE: Lane = Lane { block: BlockId::NONE, valid_at_pick: 0, wls: 0, wl: 0 };
 
 /// GC's lanes, one per die. Firmware collects on every die at once (superblock GC), so the
 /// page reads that move a full-size block's hundreds of word lines run on all dies rather than
@@ -111,16 +112,16 @@ impl Reloc {
             && self
                 .lanes
                 .get(self.last_started as usize)
-                .is_none_or(|l| l.block == NONE || u64::from(l.wl) * n >= u64::from(l.wls))
+                .is_none_or(|l| l.block == BlockId::NONE || u64::from(l.wl) * n >= u64::from(l.wls))
     }
 
     /// Whether `die`'s lane is idle.
     pub(crate) fn idle(&self, die: u32) -> bool {
-        self.lanes[die as usize].block == NONE
+        self.lanes[die as usize].block == BlockId::NONE
     }
 
     /// The victims of the busy lanes, in die order.
-    pub(crate) fn victims(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn victims(&self) -> impl Iterator<Item = BlockId> + '_ {
         self.busy.ones().map(|d| self.lanes[d as usize].block)
     }
 
@@ -131,7 +132,7 @@ impl Reloc {
     fn settle_cursor(&mut self) -> Option<Lane> {
         // Usually already there: after a call that moved nothing.
         let here = self.lanes[self.cursor as usize];
-        if here.block != NONE {
+        if here.block != BlockId::NONE {
             return Some(here);
         }
         let i = self.busy.next_from(self.cursor, None)?;
@@ -143,19 +144,19 @@ impl Reloc {
 impl FtlCore {
     /// Relocates every valid MU of `victim` (its die's lane idle) to the GC stream at once (the
     /// timeless driver). Emits the page reads it needs, the programs and its `Relocated`.
-    pub fn relocate(&mut self, victim: u32, out: &mut Vec<CoreEvent>) {
+    pub fn relocate(&mut self, victim: BlockId, out: &mut Vec<CoreEvent>) {
         self.start_lane(victim);
         while self.relocate_step(u32::MAX, out) == Step::More {}
     }
 
     /// Takes `victim` out of the GC candidates into its die's lane (which must be idle);
     /// [`Self::relocate_step`] then moves its data.
-    pub fn start_lane(&mut self, victim: u32) {
+    pub fn start_lane(&mut self, victim: BlockId) {
         let l = self.layout;
         self.blocks.mark_victim(victim);
         self.stats.gc_victims += 1;
-        let valid = self.blocks.valid[victim as usize];
-        let wls = if valid == 0 { 0 } else { l.wls_written(self.blocks.write_ptr[victim as usize]) };
+        let valid = self.blocks.valid[victim.idx()];
+        let wls = if valid == 0 { 0 } else { l.wls_written(self.blocks.write_ptr[victim.idx()]) };
         let die = l.die_of_block(victim);
         let r = &mut self.reloc;
         debug_assert!(r.idle(die), "lane {die} is busy");
@@ -173,12 +174,12 @@ impl FtlCore {
     }
 
     /// The victims being relocated: chosen and their data not all moved.
-    pub fn relocating(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn relocating(&self) -> impl Iterator<Item = BlockId> + '_ {
         self.reloc.victims()
     }
 
     /// Whether `block` is a victim whose data is still being moved.
-    pub fn is_relocating(&self, block: u32) -> bool {
+    pub fn is_relocating(&self, block: BlockId) -> bool {
         let die = self.layout.die_of_block(block);
         self.reloc.lanes.get(die as usize).is_some_and(|l| l.block == block)
     }
@@ -189,7 +190,7 @@ impl FtlCore {
     }
 
     /// Valid units `block` held when GC chose it, while it is being relocated.
-    pub fn valid_at_pick(&self, block: u32) -> Option<u32> {
+    pub fn valid_at_pick(&self, block: BlockId) -> Option<u32> {
         self.is_relocating(block).then(|| self.reloc.lanes[self.layout.die_of_block(block) as usize].valid_at_pick)
     }
 
@@ -253,7 +254,7 @@ impl FtlCore {
     /// (the word lines past the last valid unit hold none).
     #[inline]
     fn lane_has_work(&self, lane: Lane) -> bool {
-        lane.wl < lane.wls && self.blocks.valid[lane.block as usize] > 0
+        lane.wl < lane.wls && self.blocks.valid[lane.block.idx()] > 0
     }
 
     /// Aims the mapping prefetches at the word line the lane at the cursor (or the next busy
@@ -273,7 +274,7 @@ impl FtlCore {
 
     /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
     /// (the P2L entries) and live bits, which the mapping-entry prefetches then read.
-    fn aim_prefetch(&mut self, victim: u32, wl: u32) {
+    fn aim_prefetch(&mut self, victim: BlockId, wl: u32) {
         let (first, end) = self.wl_units(victim, wl);
         self.ahead = Ahead { victim, wl, next: first, end };
         let mut ppn = first;
@@ -298,7 +299,7 @@ impl FtlCore {
             next = ((w + 1) * 64).min(end);
             while bits != 0 {
                 let ppn = w * 64 + bits.trailing_zeros();
-                prefetch(&self.l2p, self.p2l[ppn as usize] as usize);
+                prefetch(&self.l2p, self.p2l[ppn as usize].idx());
                 bits &= bits - 1;
                 left -= 1;
                 if left == 0 {
@@ -323,10 +324,10 @@ impl FtlCore {
 
     /// Physical units `first..end` of word line `wl` of `victim` that hold data (none past the
     /// block's write pointer).
-    fn wl_units(&self, victim: u32, wl: u32) -> (u32, u32) {
+    fn wl_units(&self, victim: BlockId, wl: u32) -> (u32, u32) {
         let l = &self.layout;
-        let written = self.blocks.write_ptr[victim as usize];
-        let base = l.first_ppn(victim);
+        let written = self.blocks.write_ptr[victim.idx()];
+        let base = l.first_ppn(victim).get();
         (base + (wl * l.mus_per_pu).min(written), base + ((wl + 1) * l.mus_per_pu).min(written))
     }
 
@@ -334,7 +335,7 @@ impl FtlCore {
     /// per page type with live data) are emitted first, so every program carrying this data
     /// waits for them. The units move in offset order, 128 live bits at a time (one chunk for
     /// any word line of up to 128 units).
-    fn relocate_wl(&mut self, victim: u32, wl: u32, out: &mut Vec<CoreEvent>) {
+    fn relocate_wl(&mut self, victim: BlockId, wl: u32, out: &mut Vec<CoreEvent>) {
         let (first, end) = self.wl_units(victim, wl);
         if first >= end {
             return;
@@ -394,7 +395,7 @@ impl FtlCore {
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
     /// one multi-plane read per page type holding live data. Returns how many units are live.
     #[allow(clippy::cast_possible_truncation)] // page types (<= 4) and planes (<= 16) are small (validated geometry)
-    fn emit_gc_reads(&self, victim: u32, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+    fn emit_gc_reads(&self, victim: BlockId, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
         let l = self.layout;
         let bits = (l.geo.bits_per_cell as usize).min(4);
         let mut planes = [0u8; 4];
@@ -426,11 +427,11 @@ impl FtlCore {
         if run.room == 0 {
             self.commit_run(run, out);
             let Ok((dst, room)) = self.unit_room(GC) else { return false };
-            (run.dst, run.room, run.len) = (dst, room, 0);
+            (run.dst, run.room, run.len) = (dst.get(), room, 0);
         }
         // The caller clears the victim's live bit; the new one is set when the run commits.
         let lpn = self.p2l[ppn as usize];
-        self.l2p[lpn as usize] = run.dst;
+        self.l2p[lpn.idx()] = Ppn::new(run.dst);
         self.p2l[run.dst as usize] = lpn;
         if self.cfg.track_sequence {
             let s = self.next_sequence();
@@ -453,9 +454,9 @@ impl FtlCore {
     }
 
     /// Commits the last partial run and settles the victim's count and the GC statistics.
-    fn end_moves(&mut self, victim: u32, run: Run, out: &mut Vec<CoreEvent>) {
+    fn end_moves(&mut self, victim: BlockId, run: Run, out: &mut Vec<CoreEvent>) {
         self.commit_run(&run, out);
-        self.blocks.valid[victim as usize] -= run.moved;
+        self.blocks.valid[victim.idx()] -= run.moved;
         self.stats.gc_write_mus += run.moved as u64;
     }
 }

@@ -23,6 +23,7 @@ mod model;
 mod workload;
 
 use ftl::device::{HostOp, SimSsd};
+use ftl::Lpn;
 use model::{Model, Want};
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;
@@ -118,7 +119,7 @@ impl Run {
                     w => self.m.want[lpn as usize] = w,
                 },
                 HostOp::Trim if covered => {
-                    if core.lookup(lpn).is_some() {
+                    if core.lookup(Lpn::new(lpn)).is_some() {
                         return Err(format!("unit {lpn} still mapped after a TRIM that covers it"));
                     }
                     self.m.want[lpn as usize] = Want::Zeros;

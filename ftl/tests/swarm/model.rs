@@ -4,6 +4,7 @@
 #![allow(clippy::cast_possible_truncation)] // casts are of the test's own small values
 
 use ftl::core::FtlCore;
+use ftl::Lpn;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Want {
@@ -36,12 +37,12 @@ impl Model {
 
     /// What the drive holds for `lpn` now, if it is consistent (the spare area names it back).
     pub fn holds(&self, core: &FtlCore, lpn: u32) -> Result<Want, String> {
-        match core.lookup(lpn) {
+        match core.lookup(Lpn::new(lpn)) {
             None => Ok(Want::Zeros),
-            Some(p) if core.p2l[p as usize] != lpn => {
-                Err(format!("unit {lpn} maps to ppn {p} whose spare area names {}", core.p2l[p as usize]))
+            Some(p) if core.p2l[p.idx()] != Lpn::new(lpn) => {
+                Err(format!("unit {lpn} maps to ppn {p} whose spare area names {}", core.p2l[p.idx()]))
             }
-            Some(p) => Ok(Want::Written(if self.seq_kept { core.seq[p as usize] } else { 0 })),
+            Some(p) => Ok(Want::Written(if self.seq_kept { core.seq[p.idx()] } else { 0 })),
         }
     }
 

@@ -8,6 +8,7 @@ use super::model::BlockRec;
 use super::record::block_rec;
 use ftl::blocks::BlockState;
 use ftl::device::SimSsd;
+use ftl::BlockId;
 
 /// The sampled blocks as last seen.
 pub struct BlockShadow {
@@ -40,7 +41,7 @@ impl BlockShadow {
             state: t.state[..n].to_vec(),
             diff: vec![0; n],
             hits: vec![0; n],
-            relocating: ssd.core.relocating().collect(),
+            relocating: ssd.core.relocating().map(BlockId::get).collect(),
             epoch: ssd.core.relocation_epoch(),
         }
     }
@@ -81,7 +82,7 @@ impl BlockShadow {
             // A released victim's record changes without its table entry changing.
             self.epoch = ssd.core.relocation_epoch();
             let before = std::mem::take(&mut self.relocating);
-            let now: Vec<u32> = ssd.core.relocating().collect();
+            let now: Vec<u32> = ssd.core.relocating().map(BlockId::get).collect();
             for &b in before.iter().chain(&now) {
                 if (b as usize) < n && !out[start..].iter().any(|c| c.0 == b) {
                     self.record(ssd, b, out);

@@ -17,6 +17,7 @@ use crate::device::{Device, DeviceError, DeviceInfo, HostUsage, IoCompletion, Io
 use crate::sim::SimTarget;
 use ftl::blocks::BlockState;
 use ftl::device::SimSsd;
+use ftl::BlockId;
 
 /// Most frames kept.
 pub const MAX_FRAMES: usize = 2400;
@@ -90,13 +91,14 @@ pub struct Recorder {
 /// The state of block `b` as drawn.
 pub fn block_rec(ssd: &SimSsd, b: u32) -> BlockRec {
     let t = &ssd.core.blocks;
-    let i = b as usize;
+    let id = BlockId::new(b);
+    let i = id.idx();
     let state = match t.state[i] {
         BlockState::Free => ST_FREE,
         BlockState::Open => ST_OPEN,
-        BlockState::Closed if t.is_reserved(b) => ST_RESERVED,
+        BlockState::Closed if t.is_reserved(id) => ST_RESERVED,
         BlockState::Closed => ST_CLOSED,
-        BlockState::Victim if ssd.core.is_relocating(b) => ST_RELOCATING,
+        BlockState::Victim if ssd.core.is_relocating(id) => ST_RELOCATING,
         BlockState::Victim => ST_ERASING,
     };
     BlockRec {
@@ -118,8 +120,8 @@ fn rivals(ssd: &SimSsd, v: u32) -> Vec<(u32, u32, Option<f64>)> {
     let (t, mpb, now) = (&ssd.core.blocks, ssd.core.layout.mus_per_block, ssd.core.stats.host_write_mus);
     let mut c: Vec<(f64, u32)> = t
         .die_blocks(v / ssd.core.layout.blocks_per_die.max(1))
-        .filter(|&b| b != v && t.is_candidate(b, mpb))
-        .map(|b| (ftl::gc::policy::score(t.valid[b as usize], mpb, now.saturating_sub(t.closed_at[b as usize])), b))
+        .filter(|&b| b.get() != v && t.is_candidate(b, mpb))
+        .map(|b| (ftl::gc::policy::score(t.valid[b.idx()], mpb, now.saturating_sub(t.closed_at[b.idx()])), b.get()))
         .collect();
     c.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     c.iter().take(RIVALS).map(|&(s, b)| (b, t.valid[b as usize], Some(s).filter(|s| s.is_finite()))).collect()
@@ -253,7 +255,7 @@ impl Recorder {
             let r = self.shadow.last[i];
             let was_victim = matches!(old.state, ST_RELOCATING | ST_ERASING);
             if matches!(r.state, ST_RELOCATING | ST_ERASING) && !was_victim {
-                let valid = ssd.gc_valid_at_pick(b).unwrap_or(old.valid);
+                let valid = ssd.gc_valid_at_pick(BlockId::new(b)).unwrap_or(old.valid);
                 let age = ssd.core.stats.host_write_mus.saturating_sub(old.closed_at);
                 let mpb = self.meta.mus_per_block;
                 self.victims.push(VictimRec {
@@ -335,7 +337,7 @@ impl Recorder {
             let t = &ssd.core.blocks;
             let mut h = vec![0u32; 16];
             for b in 0..self.meta.blocks {
-                if t.state[b as usize] == BlockState::Closed && !t.is_reserved(b) {
+                if t.state[b as usize] == BlockState::Closed && !t.is_reserved(BlockId::new(b)) {
                     h[(t.valid[b as usize] as usize * 16 / (mpb as usize + 1)).min(15)] += 1;
                 }
             }

@@ -18,6 +18,7 @@
 use super::model::{BlockRec, ST_ERASING, ST_OPEN, ST_RELOCATING};
 use crate::device::{IoCompletion, IoDir, IoRequest};
 use ftl::device::SimSsd;
+use ftl::Lpn;
 use std::collections::VecDeque;
 
 /// What the next short look must cover.
@@ -70,7 +71,7 @@ impl WriteWatch {
                 let core = &ssd.core;
                 for lpn in first..=last {
                     let Ok(lpn) = u32::try_from(lpn) else { break };
-                    if let Some(b) = core.lookup(lpn).map(|p| core.layout.block_of(p)) {
+                    if let Some(b) = core.lookup(Lpn::new(lpn)).map(|p| core.layout.block_of(p).get()) {
                         // Neighbouring units are mostly in one block: keep it once.
                         if b < sampled && self.outstanding.len() > before && self.outstanding.back() != Some(&b)
                             || b < sampled && self.outstanding.len() == before
