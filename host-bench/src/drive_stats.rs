@@ -76,6 +76,17 @@ pub struct SteadyStateStats {
 pub struct RunStats {
     #[serde(flatten)]
     pub span: DriveStats,
+    #[serde(flatten)]
+    pub header: SimHeader,
+    pub interrupted: bool,
+    pub job_file: String,
+}
+
+/// Which simulated drive produced a result and how to build it again: the seed, the full
+/// configuration and profile, the scale. A run's `"ssdlab"` object and every suite's `"config"`
+/// carry this one struct.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimHeader {
     pub version: String,
     /// The profile's name.
     pub drive: String,
@@ -87,8 +98,6 @@ pub struct RunStats {
     pub scale: ScaleStats,
     /// Factor the job runtimes were multiplied by (1 / scale factor; 1 for a trace replay).
     pub time_scale: f64,
-    pub interrupted: bool,
-    pub job_file: String,
 }
 
 /// How the drive was scaled down for simulation.

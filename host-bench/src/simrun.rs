@@ -3,7 +3,7 @@
 //! and write results with the drive's own counters beside fio's: the `"ssdlab"` objects of the
 //! JSON and the extra columns of the time-series CSV.
 
-use crate::drive_stats::{DriveStats, EraseCount, RunStats, ScaleStats, SteadyStateStats, SCALE_NOTE};
+use crate::drive_stats::{DriveStats, EraseCount, RunStats, ScaleStats, SimHeader, SteadyStateStats, SCALE_NOTE};
 use crate::explore::{Observed, Recorder};
 use crate::job::JobFile;
 use crate::limits::LimitShares;
@@ -329,9 +329,18 @@ impl SimSession {
     /// The run's top-level `"ssdlab"` object: counters over the whole run, seed, configuration.
     pub fn run_stats(&self, result: &RunResult) -> RunStats {
         let (a, b) = self.span(result.start_ns, result.end_ns);
-        let c = self.target.ssd.capacity();
         RunStats {
             span: self.drive_stats(&a, &b, result.jobs.last()),
+            header: self.header(),
+            interrupted: result.interrupted,
+            job_file: result.file.clone(),
+        }
+    }
+
+    /// The drive's identity and configuration, as every result records it.
+    pub fn header(&self) -> SimHeader {
+        let c = self.target.ssd.capacity();
+        SimHeader {
             version: env!("CARGO_PKG_VERSION").to_string(),
             drive: self.profile.profile.name.clone(),
             profile_source: self.profile.source.clone(),
@@ -346,8 +355,6 @@ impl SimSession {
                 note: SCALE_NOTE.to_string(),
             },
             time_scale: 1.0 / self.scale_factor(),
-            interrupted: result.interrupted,
-            job_file: result.file.clone(),
         }
     }
 

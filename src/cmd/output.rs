@@ -69,12 +69,12 @@ pub fn normal_summary(r: &RunResult, facts: SummaryFacts) -> String {
         let d = &x.span;
         s.push_str(&format!(
             "\nssdlab: drive {} (scale 1/{}), user {:.2} TB, OP {:.1}%, seed {}\n  host writes {:.2} drive writes, WA {:.3}, NAND writes {:.2} GB, GC stall {:.2} s, avg power {:.2} W, erase count min/avg/max {}/{:.1}/{}\n",
-            x.drive,
-            x.scale.divisor,
+            x.header.drive,
+            x.header.scale.divisor,
             d.user_capacity_bytes as f64 / 1e12,
             z(d.op_pct),
-            x.seed,
-            d.host_write_bytes as f64 / x.scale.user_capacity_bytes_simulated as f64,
+            x.header.seed,
+            d.host_write_bytes as f64 / x.header.scale.user_capacity_bytes_simulated as f64,
             z(d.write_amplification),
             d.nand_write_bytes as f64 / 1e9,
             z(d.gc_stall_s),

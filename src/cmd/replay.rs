@@ -224,7 +224,7 @@ pub fn run(a: ReplayArgs) -> Result<(), CliError> {
         let (r, st) = replay(&mut reader, &mut s.target, &mut opts).map_err(replay_error)?;
         let mut run_stats = s.run_stats(&r);
         // Trace time is not shortened by the drive's scale (`--time-scale` is in "replay").
-        run_stats.time_scale = 1.0;
+        run_stats.header.time_scale = 1.0;
         let v = s.json_with(&r, a.report.output_format == OutputFormat::JsonPlus, &run_stats);
         let csvs = r.jobs.iter().map(|j| Ok((j.name.clone(), s.timeseries_csv(j)?))).collect::<Result<_, _>>();
         let csvs: Vec<_> = csvs.map_err(super::output::series_error)?;
