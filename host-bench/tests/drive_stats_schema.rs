@@ -110,3 +110,23 @@ fn figures_in_memory_equal_the_report_read_back() {
     }
     assert!(file.ssdlab.unwrap().config.is_some());
 }
+
+#[test]
+fn suites_record_the_same_drive_header_as_a_run() {
+    use host_bench::suites::{Bench, SimBench};
+    let bench = SimBench::new(SimConfig::new("tiny", 3)).unwrap();
+    let v = serde_json::to_value(bench.describe()).unwrap();
+    let mut want = vec!["target".to_string()];
+    want.extend(RUN_KEYS[..8].iter().map(|k| k.to_string()));
+    want.extend(["user_capacity_bytes", "op_pct", "time_note"].map(String::from));
+    assert_eq!(keys(&v), want);
+    assert_eq!(v["target"], "simulated");
+    assert_eq!(keys(&v["scale"]), SCALE_KEYS);
+    // The header is the run's, field for field.
+    let header = serde_json::to_value(bench.session.header()).unwrap();
+    for k in keys(&header) {
+        assert_eq!(v[&k], header[&k], "{k}");
+    }
+    let (s, r) = run();
+    assert_eq!(v["op_pct"], serde_json::to_value(s.job_stats(&r.jobs[0])).unwrap()["op_pct"]);
+}

@@ -2,11 +2,13 @@
 
 use super::{Ctl, SuiteError};
 use crate::device::{Device, DeviceInfo};
+use crate::drive_stats::SimHeader;
 use crate::job::JobFile;
+use crate::real::describe::TargetDescription;
 use crate::real::{purge, RealTarget};
 use crate::runner::{self, RunOptions, RunProgress, RunResult};
 use crate::simrun::{delta, SimConfig, SimSession};
-use ftl::device::Counters;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// A target a suite can purge and run fio jobs on.
@@ -19,11 +21,41 @@ pub trait Bench {
     /// Runs `job`; `label` and `span` (start, end fractions of the suite) drive the progress bar.
     fn run_job(&mut self, job: &JobFile, ctl: &mut Ctl, label: &str, span: (f64, f64))
         -> Result<RunResult, SuiteError>;
-    /// Drive counters between two device instants; `None` when the target has none (real drives).
-    fn counters(&self, from_ns: u64, to_ns: u64) -> Option<Counters>;
-    /// Resolved configuration and seed, written into every result JSON.
-    fn describe(&self) -> Value;
+    /// NAND bytes per host byte written between two device instants; `None` when the target
+    /// cannot tell (real drives) or nothing was written.
+    fn write_amplification(&self, from_ns: u64, to_ns: u64) -> Option<f64>;
+    /// Resolved configuration and seed, written into every result JSON as `"config"`.
+    fn describe(&self) -> BenchConfig;
 }
+
+/// What a suite ran on: a result's `"config"` object, tagged `"target": "simulated" | "real"`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "target", rename_all = "lowercase")]
+pub enum BenchConfig {
+    Simulated {
+        /// The same header as a run's `"ssdlab"` object.
+        #[serde(flatten)]
+        drive: Box<SimHeader>,
+        /// Full-scale user capacity and its OP (a run's job objects carry the same two).
+        user_capacity_bytes: u64,
+        op_pct: f64,
+        time_note: &'static str,
+    },
+    Real {
+        version: &'static str,
+        path: String,
+        seed: u64,
+        device: TargetDescription,
+        /// The I/O engine's name as the CLI prints it.
+        engine: String,
+        time_scale: f64,
+    },
+}
+
+/// What the `time_note` of a simulated suite's configuration says.
+const SIM_TIME_NOTE: &str = "every duration (runtime, hours, minutes) is full-scale and was divided by the scale factor \
+                             on the simulated drive, so the same fraction of the drive is written; IOPS, MB/s and latency \
+                             are full-scale figures; time axes are full-scale seconds";
 
 fn progress_cb<'c>(ctl: &'c mut Ctl, label: &'c str, span: (f64, f64)) -> Option<impl FnMut(RunProgress) + 'c> {
     let p: &'c mut (dyn FnMut(&str, f64) + 'c) = &mut **ctl.progress.as_mut()?;
@@ -87,34 +119,20 @@ impl Bench for SimBench {
         Ok(self.session.run(job, stop, progress)?)
     }
 
-    fn counters(&self, from_ns: u64, to_ns: u64) -> Option<Counters> {
+    fn write_amplification(&self, from_ns: u64, to_ns: u64) -> Option<f64> {
         let t = &self.session.target;
-        Some(delta(&t.sample_at(from_ns).counters, &t.sample_at(to_ns).counters))
+        let c = delta(&t.sample_at(from_ns).counters, &t.sample_at(to_ns).counters);
+        (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64)
     }
 
-    fn describe(&self) -> Value {
-        let s = &self.session;
-        let c = s.target.ssd.capacity();
-        json!({
-            "target": "simulated",
-            "version": env!("CARGO_PKG_VERSION"),
-            "drive": s.profile.profile.name,
-            "profile_source": s.profile.source,
-            "seed": s.cfg.seed,
-            "config": s.cfg,
-            "profile": s.profile.profile,
-            "scale": {
-                "divisor": s.scale_divisor,
-                "factor": c.scale_factor,
-                "user_capacity_bytes_full": c.user_bytes_full,
-                "user_capacity_bytes_simulated": c.user_bytes_sim,
-                "op_pct": c.op * 100.0,
-            },
-            "time_scale": 1.0 / s.scale_factor(),
-            "time_note": "every duration (runtime, hours, minutes) is full-scale and was divided by the scale factor \
-                          on the simulated drive, so the same fraction of the drive is written; IOPS, MB/s and latency \
-                          are full-scale figures; time axes are full-scale seconds",
-        })
+    fn describe(&self) -> BenchConfig {
+        let c = self.session.target.ssd.capacity();
+        BenchConfig::Simulated {
+            drive: Box::new(self.session.header()),
+            user_capacity_bytes: c.user_bytes_full,
+            op_pct: c.op * 100.0,
+            time_note: SIM_TIME_NOTE,
+        }
     }
 }
 
@@ -170,19 +188,18 @@ impl Bench for RealBench {
         Ok(runner::run(job, &mut self.target, &mut opts)?)
     }
 
-    fn counters(&self, _from_ns: u64, _to_ns: u64) -> Option<Counters> {
+    fn write_amplification(&self, _from_ns: u64, _to_ns: u64) -> Option<f64> {
         None
     }
 
-    fn describe(&self) -> Value {
-        json!({
-            "target": "real",
-            "version": env!("CARGO_PKG_VERSION"),
-            "path": self.path,
-            "seed": self.seed,
-            "device": self.target.description(),
-            "engine": format!("{:?}", self.target.engine_kind()),
-            "time_scale": 1.0,
-        })
+    fn describe(&self) -> BenchConfig {
+        BenchConfig::Real {
+            version: env!("CARGO_PKG_VERSION"),
+            path: self.path.clone(),
+            seed: self.seed,
+            device: self.target.description().clone(),
+            engine: format!("{:?}", self.target.engine_kind()),
+            time_scale: 1.0,
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! threads (per-second IOPS, average, stddev, CoV); 4 KiB RND write by thread count; RND write by
 //! block size. `quick` shortens every point and the stability test and thins the sweeps.
 
+use super::bench::BenchConfig;
 use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
 use crate::job::build::{JobFileBuilder, Section};
 use crate::job::RwMode;
@@ -212,7 +213,13 @@ pub fn run(
     Ok(res)
 }
 
-fn write(out: &mut OutDir, o: &EzfioOptions, res: &EzfioResult, config: Value, purge: Value) -> Result<(), SuiteError> {
+fn write(
+    out: &mut OutDir,
+    o: &EzfioOptions,
+    res: &EzfioResult,
+    config: BenchConfig,
+    purge: Value,
+) -> Result<(), SuiteError> {
     out.json("ezfio.json", &json!({"suite": "ezfio", "options": o, "config": config, "purge": purge, "result": res}))?;
     let svg = |r: Result<String, plot::PlotError>, name: &str| {
         r.map_err(|e| SuiteError::Plot { name: name.into(), message: e.to_string() })

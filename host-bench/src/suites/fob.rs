@@ -169,9 +169,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     for p in &job.series {
         bytes += p.bytes[1];
         let t0 = job.start_ns + p.start_ns;
-        let wa = bench
-            .counters(t0, t0 + p.duration_ns)
-            .and_then(|c| (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64));
+        let wa = bench.write_amplification(t0, t0 + p.duration_ns);
         curve.points.push(CurvePoint {
             t_s: r6((p.start_ns + p.duration_ns) as f64 / 1e9 / ts),
             iops: r6(p.iops(1)),

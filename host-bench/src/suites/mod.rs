@@ -19,7 +19,7 @@ pub mod vdbench;
 mod bench;
 mod out;
 
-pub use bench::{Bench, RealBench, SimBench};
+pub use bench::{Bench, BenchConfig, RealBench, SimBench};
 pub use out::{cell, OutDir};
 
 use crate::job::JobError;
@@ -126,9 +126,7 @@ impl Perf {
         let [r, w, _] = &job.dirs;
         let mut all = r.clat.clone();
         all.merge(&w.clat);
-        let wa = bench
-            .counters(job.start_ns, job.end_ns)
-            .and_then(|c| (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64));
+        let wa = bench.write_amplification(job.start_ns, job.end_ns);
         Perf {
             read_iops: r.ios as f64 / secs,
             write_iops: w.ios as f64 / secs,
