@@ -122,7 +122,7 @@ impl Bench for SimBench {
     fn write_amplification(&self, from_ns: u64, to_ns: u64) -> Option<f64> {
         let t = &self.session.target;
         let c = delta(&t.sample_at(from_ns).counters, &t.sample_at(to_ns).counters);
-        (c.host_write_bytes > 0).then(|| c.nand_write_bytes as f64 / c.host_write_bytes as f64)
+        (c.host_write_bytes > 0).then(|| c.wa())
     }
 
     fn describe(&self) -> BenchConfig {

@@ -5,8 +5,7 @@
 //! threads (per-second IOPS, average, stddev, CoV); 4 KiB RND write by thread count; RND write by
 //! block size. `quick` shortens every point and the stability test and thins the sweeps.
 
-use super::bench::BenchConfig;
-use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
+use super::{cell, r6, Bench, BenchConfig, Ctl, OutDir, Perf, SuiteError};
 use crate::job::build::{JobFileBuilder, Section};
 use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
