@@ -389,6 +389,15 @@ impl FtlCore {
         (p != Ppn::NONE).then_some(p)
     }
 
+    /// Where `lpn`'s data can be read from NAND: its block and offset, or None when it is
+    /// unmapped or its word line is not programmed yet (the data is still in the write buffer).
+    #[inline]
+    pub fn programmed_location(&self, lpn: Lpn) -> Option<(BlockId, u32)> {
+        let ppn = self.lookup(lpn)?;
+        let (block, off) = (self.layout.block_of(ppn), self.layout.offset_of(ppn));
+        (off < self.blocks.prog_done[block.idx()]).then_some((block, off))
+    }
+
     /// Whether GC should run: free blocks below the threshold.
     pub fn gc_wanted(&self, pending_free: u32) -> bool {
         self.blocks.free_total() + pending_free < self.cfg.gc_threshold_blocks

@@ -29,12 +29,8 @@ impl SimSsd {
         // Consecutive units on one NAND page make one page read.
         let mut cur: Option<(BlockId, u32, u32)> = None; // (block, page index, bytes)
         for lpn in c.first_lpn..c.first_lpn + c.mus {
-            let Some(ppn) = self.core.lookup(Lpn::new(lpn)) else { continue };
-            let block = l.block_of(ppn);
-            let off = l.offset_of(ppn);
-            if off >= self.core.blocks.prog_done[block.idx()] {
-                continue; // still in the DRAM write buffer
-            }
+            // Unmapped, or still in the DRAM write buffer: nothing to read from NAND.
+            let Some((block, off)) = self.core.programmed_location(Lpn::new(lpn)) else { continue };
             let page = l.page_index(off);
             match cur.as_mut() {
                 Some((b, p, bytes)) if *b == block && *p == page => *bytes += self.mu_bytes,
@@ -71,12 +67,9 @@ impl SimSsd {
         // Where a unit's data is on NAND: (block, word line, plane, page type); None when it needs
         // no NAND read (unmapped, or still in the write buffer).
         let locate = |core: &FtlCore, lpn: u32| {
-            let ppn = core.lookup(Lpn::new(lpn))?;
-            let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
-            (off < core.blocks.prog_done[block.idx()]).then(|| {
-                let in_wl = off % l.mus_per_pu;
-                (block, off / l.mus_per_pu, in_wl / mus_per_plane_wl, l.page_type(off) as usize)
-            })
+            let (block, off) = core.programmed_location(Lpn::new(lpn))?;
+            let in_wl = off % l.mus_per_pu;
+            Some((block, off / l.mus_per_pu, in_wl / mus_per_plane_wl, l.page_type(off) as usize))
         };
         let mut lpn = from;
         while lpn < to {

@@ -24,11 +24,8 @@ impl SimSsd {
             if !partial {
                 continue;
             }
-            let Some(ppn) = self.core.lookup(Lpn::new(lpn)) else { continue };
-            let (block, off) = (l.block_of(ppn), l.offset_of(ppn));
-            if off >= self.core.blocks.prog_done[block.idx()] {
-                continue; // in the write buffer: merged in DRAM
-            }
+            // Unmapped, or in the write buffer (merged in DRAM): no read needed.
+            let Some((block, off)) = self.core.programmed_location(Lpn::new(lpn)) else { continue };
             let id = self.rmw.start(lpn);
             self.rmw.wait(id, slot);
             waits += 1;
