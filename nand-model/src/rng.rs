@@ -17,15 +17,6 @@ pub enum StreamId {
     /// | clone), and the host drivers of tests and benches (index 0: the generator's default
     /// stream, as `ChaCha8Rng::seed_from_u64(seed)` draws).
     Host = 0,
-    /// Host workload generation (offsets, block sizes, read/write choice), per job: the job index
-    /// is added to this base.
-    Workload = 1,
-    /// Firmware decisions that use randomness (e.g. random victim policy, wear-levelling picks).
-    Firmware = 2,
-    /// Fault and power-loss instants.
-    Faults = 3,
-    /// NAND timing jitter (when a profile enables it).
-    NandJitter = 4,
     /// Sweep point seeds.
     Sweep = 5,
     /// The runner's rate schedule (`rate_process=poisson` arrivals) of each job instance (index
@@ -67,23 +58,23 @@ mod tests {
         let s = RngStreams::new(42);
         let a: Vec<u64> = (0..4)
             .map({
-                let mut r = s.stream(StreamId::Workload, 0);
+                let mut r = s.stream(StreamId::Host, 0);
                 move |_| r.next_u64()
             })
             .collect();
         let b: Vec<u64> = (0..4)
             .map({
-                let mut r = s.stream(StreamId::Workload, 0);
+                let mut r = s.stream(StreamId::Host, 0);
                 move |_| r.next_u64()
             })
             .collect();
         let c: Vec<u64> = (0..4)
             .map({
-                let mut r = s.stream(StreamId::Workload, 1);
+                let mut r = s.stream(StreamId::Host, 1);
                 move |_| r.next_u64()
             })
             .collect();
-        let d = RngStreams::new(43).stream(StreamId::Workload, 0).next_u64();
+        let d = RngStreams::new(43).stream(StreamId::Host, 0).next_u64();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a[0], d);
