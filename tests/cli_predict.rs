@@ -63,7 +63,11 @@ fn predict_reports_anchored_figures_with_intervals_and_files() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: PredictReport = serde_json::from_slice(&o.stdout).expect("the documented JSON schema");
     assert_eq!(r.schema, calibration::predict::SCHEMA);
-    assert_eq!(r.seeds, vec![1, 2]);
+    // The repeats' master seeds are drawn from --seed's (default 1) Repeat stream.
+    let streams = nand_model::rng::RngStreams::new(1);
+    let drawn: Vec<u64> = (0..2).map(|k| streams.seed_for(nand_model::rng::StreamId::Repeat, k)).collect();
+    assert_eq!(r.seeds, drawn);
+    assert_ne!(drawn[0], drawn[1]);
     assert_eq!(r.whatifs.len(), 2);
     let base = &r.baseline;
     assert_eq!(base.simulated.per_seed.len(), 2);

@@ -17,6 +17,7 @@ use host_bench::report::{job_figures, DirFigures, FioJobJson, JobFigures};
 use host_bench::simrun::{SimConfig, SimSession};
 use host_bench::stats::{stability_full_scale_s, DEVICE_SECOND_NS};
 use host_bench::suites::ezfio::EZFIO_STABILITY_S;
+use nand_model::rng::{RngStreams, StreamId};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -190,12 +191,12 @@ fn run_group(
                 return out;
             }
         }
-        // Each measured row draws its own random stream. With one seed for all, a row replays
+        // Each measured row has its own master seed. With one seed for all, a row replays
         // the previous row's offsets exactly: its writes hit the data written a moment ago,
         // whole blocks invalidate at once, GC is nearly free and IOPS double until the replay
         // ends; a 20 s stability window then reports that transient as CoV (22% instead of
         // 0.3% on the 7a40).
-        session.cfg.seed = s.seed.wrapping_add(1 + out.len() as u64);
+        session.cfg.seed = RngStreams::new(s.seed).seed_for(StreamId::CalibrationRow, out.len() as u64);
         let r = run_result(&mut session, &measure_job(p, user_bytes, factor), s).and_then(|(fig, stats, limits)| {
             let job =
                 MetricSource { figures: fig, iops_cov_pct: stats.iops_cov_pct, avg_power_w: Some(stats.avg_power_w) };

@@ -17,8 +17,13 @@ pub enum StreamId {
     /// | clone), and the host drivers of tests and benches (index 0: the generator's default
     /// stream, as `ChaCha8Rng::seed_from_u64(seed)` draws).
     Host = 0,
-    /// Sweep point seeds.
+    /// Sweep point seeds (index: the point's index in the grid).
     Sweep = 5,
+    /// Master seeds of a calibration or validate group's measured rows (index: the row's
+    /// position in its group), so that no row replays another's offsets.
+    CalibrationRow = 6,
+    /// Master seeds of repeated runs (`predict --seeds N`; index: the repeat, 0..N).
+    Repeat = 7,
     /// The runner's rate schedule (`rate_process=poisson` arrivals) of each job instance (index
     /// as for [`StreamId::Host`]); stream 1 << 62, as the runner numbered it before it was named.
     HostRate = 0x4000,
@@ -46,12 +51,27 @@ impl RngStreams {
         rng.set_stream(((id as u64) << 48) | (index & 0xFFFF_FFFF_FFFF));
         rng
     }
+
+    /// A master seed derived for `(id, index)`: the stream's first draw.
+    pub fn seed_for(&self, id: StreamId, index: u64) -> u64 {
+        rand::RngCore::next_u64(&mut self.stream(id, index))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::RngCore;
+
+    #[test]
+    fn derived_seeds_are_the_streams_first_draws_and_differ_by_index_and_name() {
+        let s = RngStreams::new(7);
+        assert_eq!(s.seed_for(StreamId::Repeat, 3), s.stream(StreamId::Repeat, 3).next_u64());
+        assert_eq!(s.seed_for(StreamId::Repeat, 3), RngStreams::new(7).seed_for(StreamId::Repeat, 3));
+        assert_ne!(s.seed_for(StreamId::Repeat, 0), s.seed_for(StreamId::Repeat, 1));
+        assert_ne!(s.seed_for(StreamId::Repeat, 0), s.seed_for(StreamId::CalibrationRow, 0));
+        assert_ne!(s.seed_for(StreamId::Sweep, 0), s.seed_for(StreamId::CalibrationRow, 0));
+    }
 
     #[test]
     fn same_seed_same_numbers_different_streams_differ() {

@@ -17,6 +17,7 @@ use crate::validate::profile_facts;
 use baseline::{Baseline, WorkloadRead};
 use ftl::profile;
 use host_bench::limits::{Limit, LimitShares};
+use nand_model::rng::{RngStreams, StreamId};
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON schema of [`PredictReport`] (docs/predict.md).
@@ -160,14 +161,16 @@ fn simulated(runs: &[&Prediction]) -> Simulated {
     }
 }
 
-/// Runs the baseline and every what-if over `seeds` seeds from `settings.seed`. Bad what-ifs
+/// Runs the baseline and every what-if over `seeds` master seeds drawn from `settings.seed`'s
+/// [`StreamId::Repeat`] stream. Bad what-ifs
 /// are `Err` before anything runs; a failed simulation is `Err` too.
 pub fn predict(b: &Baseline, whatifs: &[WhatIf], seeds: u32, settings: &RunSettings) -> Result<PredictReport, String> {
     let mut plans = vec![b.plan.clone()];
     for w in whatifs {
         plans.push(apply(&b.plan, w)?);
     }
-    let seed_list: Vec<u64> = (0..seeds.max(1) as u64).map(|k| settings.seed.wrapping_add(k)).collect();
+    let streams = RngStreams::new(settings.seed);
+    let seed_list: Vec<u64> = (0..seeds.max(1) as u64).map(|k| streams.seed_for(StreamId::Repeat, k)).collect();
     // runs[seed][plan]
     let mut runs: Vec<Vec<Prediction>> = Vec::new();
     for &seed in &seed_list {

@@ -17,7 +17,6 @@ use crate::job::JobFile;
 use crate::simrun::{resolve_cap, SimConfig, SimError, SimSession};
 use ftl::profile;
 use nand_model::rng::{RngStreams, StreamId};
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -150,7 +149,7 @@ impl SweepSpec {
                 for &cap_w in &self.power_caps_w {
                     for s in 0..self.seeds.max(1) {
                         let index = pts.len();
-                        let seed = streams.stream(StreamId::Sweep, index as u64).next_u64();
+                        let seed = streams.seed_for(StreamId::Sweep, index as u64);
                         pts.push(Point {
                             index,
                             user_capacity_bytes: cap_bytes,
