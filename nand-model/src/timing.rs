@@ -24,6 +24,14 @@ fn default_max_suspends() -> u32 {
 fn default_t_suspend_us() -> f64 {
     20.0
 }
+fn default_resume_cost_pct() -> f64 {
+    100.0 / 32.0
+}
+
+/// `pct` percent of `ns`, rounded to the nearest ns.
+fn pct_of(ns: SimTime, pct: f64) -> SimTime {
+    crate::cast::sat_u64((ns as f64 * pct / 100.0).round())
+}
 
 /// Timing as written in a drive profile (`[timing]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,11 +72,17 @@ pub struct TimingConfig {
     /// Cost of one suspend + resume, us (added to the read's start and the suspended op's end).
     #[serde(default = "default_t_suspend_us")]
     pub t_suspend_us: f64,
-    /// Reads one program or erase may be suspended for; later reads wait for it to end. Firmware
+    /// Suspensions one program or erase may take; later reads wait for it to end. Firmware
     /// bounds suspension so that a steady stream of reads cannot hold a program (and the write
-    /// buffer space of its data) off forever.
+    /// buffer space of its data) off forever. Reads arriving while the op is already suspended
+    /// are served in that suspension and do not count.
     #[serde(default = "default_max_suspends")]
     pub max_suspends_per_op: u32,
+    /// Share of a suspended op's array time (tPROG or tBERS) that each resume repeats, percent:
+    /// a suspension interrupts a program-verify (erase-verify) step, which runs again after the
+    /// resume. Default 3.125 (1/32: a step of a program of ~32 incremental pulses, est.).
+    #[serde(default = "default_resume_cost_pct")]
+    pub resume_cost_pct: f64,
     /// Time a program or erase runs (from its start or its last resume) before it may be
     /// suspended, us: firmware lets the op make this much progress between suspensions so that
     /// reads cannot starve it (a "program suspend delay period", as in Micron's US 10,871,923),
@@ -104,6 +118,7 @@ impl TimingConfig {
             suspend: false,
             t_suspend_us: 20.0,
             max_suspends_per_op: default_max_suspends(),
+            resume_cost_pct: default_resume_cost_pct(),
             suspend_min_progress_us: None,
             independent_plane_reads: false,
         }
@@ -132,6 +147,7 @@ impl TimingConfig {
         check_u64("timing.t_cmd_ns", self.t_cmd_ns.into(), 0, 100_000)?;
         check_f64("timing.t_suspend_us", self.t_suspend_us, 0.0, 1_000.0)?;
         check_u64("timing.max_suspends_per_op", self.max_suspends_per_op.into(), 1, 1_000)?;
+        check_f64("timing.resume_cost_pct", self.resume_cost_pct, 0.0, 50.0)?;
         if let Some(v) = self.suspend_min_progress_us {
             check_f64("timing.suspend_min_progress_us", v, 0.0, 100_000.0)?;
         }
@@ -165,6 +181,8 @@ impl TimingConfig {
             suspend: self.suspend,
             t_suspend_ns: us_to_ns(self.t_suspend_us),
             max_suspends_per_op: self.max_suspends_per_op,
+            resume_cost_prog_ns: pct_of(t_prog_ns, self.resume_cost_pct),
+            resume_cost_erase_ns: pct_of(us_to_ns(self.t_bers_us), self.resume_cost_pct),
             suspend_min_progress_ns: self.suspend_min_progress_us.map(us_to_ns),
             independent_plane_reads: self.independent_plane_reads,
         })
@@ -185,6 +203,9 @@ pub struct Timing {
     pub suspend: bool,
     pub t_suspend_ns: SimTime,
     pub max_suspends_per_op: u32,
+    /// What a resume costs a suspended program / erase (the repeated verify step).
+    pub resume_cost_prog_ns: SimTime,
+    pub resume_cost_erase_ns: SimTime,
     /// `None`: an op may be suspended at any time.
     pub suspend_min_progress_ns: Option<SimTime>,
     pub independent_plane_reads: bool,

@@ -83,8 +83,35 @@ fn suspend_lets_a_read_through_and_delays_the_program() {
     assert!(read.end_ns < 300_000, "read waited for the program: {read:?}");
     let t = f.timing();
     let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
-    assert_eq!(prog.end_ns, plain_end + T_R + 2 * t.t_suspend_ns);
+    // The resume repeats the interrupted verify step: 1/32 of tPROG by default.
+    assert_eq!(t.resume_cost_prog_ns, 1_200_000 / 32);
+    assert_eq!(prog.end_ns, plain_end + T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns);
     assert_eq!(f.stats().suspends, 1);
+}
+
+#[test]
+fn a_read_arriving_during_a_suspension_joins_it_without_counting() {
+    // At most one suspension per program: the second read still rides the first's suspension.
+    let mut f = common::flash_with_timing(|tc| {
+        tc.suspend = true;
+        tc.max_suspends_per_op = 1;
+    });
+    let t = *f.timing();
+    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(200_000, NandOp::read(2, 0, 0, 1, 4096));
+    // The first read's array runs from ~220 us to ~270 us: this one arrives inside it.
+    f.submit(230_000, NandOp::read(3, 0, 0, 1, 4096));
+    // After the die resumed: the program's one suspension is used up, so this one waits.
+    f.submit(600_000, NandOp::read(4, 0, 0, 1, 4096));
+    let d = drain(&mut f);
+    let r = |tag| *d.iter().find(|x| x.tag == tag).unwrap();
+    let prog = r(1);
+    assert!(r(3).end_ns < prog.end_ns, "the joining read waited for the program: {:?}", r(3));
+    assert!(r(3).end_ns >= r(2).end_ns + T_R - X4K, "the joining read overlapped the first's array: {:?}", r(3));
+    assert!(r(4).start_ns >= prog.end_ns, "a second suspension was taken: {:?}", r(4));
+    // One suspend, one resume and one repeated step; the joining read adds only its array time.
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    assert_eq!(prog.end_ns, plain_end + 2 * T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns);
 }
 
 #[test]
@@ -103,7 +130,7 @@ fn a_program_is_suspended_at_most_max_suspends_times() {
     let prog = d.iter().find(|x| x.tag == 1).unwrap();
     let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
     assert_eq!(f.stats().suspends, max);
-    assert_eq!(prog.end_ns, plain_end + max * (T_R + 2 * t.t_suspend_ns));
+    assert_eq!(prog.end_ns, plain_end + max * (T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns));
     for r in d.iter().filter(|x| x.tag >= 10 + max) {
         assert!(r.start_ns >= prog.end_ns, "read {} started before the program ended: {r:?}", r.tag);
     }

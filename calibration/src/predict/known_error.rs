@@ -37,7 +37,7 @@ impl Class {
 /// (drive, class, largest |anchored error|, the rows): measured at seed 1, default scale.
 const KNOWN: [(&str, Class, f64, &str); 3] = [
     ("solidigm-d7-p5520", Class::Read, 0.003, "p5520-rr-ezfio(-op): +0.3%, -0.3%"),
-    ("solidigm-d7-p5520", Class::Mixed, 0.009, "p5520-mix-ezfio(-op): +0.9%, -0.9%"),
+    ("solidigm-d7-p5520", Class::Mixed, 0.041, "p5520-mix-ezfio(-op): +4.1%, -3.9%"),
     ("solidigm-d7-p5520", Class::Write, 0.088, "p5520-rw-ezfio(-op): -8.1%, +8.8%"),
 ];
 

@@ -15,7 +15,7 @@ impl Flash {
             return false;
         }
         let suspended_now = now + t.t_suspend_ns < d.suspended_reads_until;
-        if run.suspends >= t.max_suspends_per_op {
+        if !suspended_now && run.suspends >= t.max_suspends_per_op {
             return false;
         }
         let suspend_at = match t.suspend_min_progress_ns {
@@ -63,14 +63,32 @@ impl Flash {
         self.account(now, &op, cmd, end, array_ns, self.energy.read_w, xfer);
         self.stats.suspends += 1;
         let d = &mut self.dies[op.die as usize];
+        let joined_until = d.suspended_reads_until;
         d.suspended_reads_until = array_start + array_ns;
-        // The suspended operation loses the read's array time plus a suspend and a resume.
-        let delay = array_ns + 2 * t.t_suspend_ns;
+        let resume_cost = match run.op.kind {
+            OpKind::Erase => t.resume_cost_erase_ns,
+            _ => t.resume_cost_prog_ns,
+        };
+        // A new suspension costs the op the read's array time, a suspend, a resume and the
+        // verify step the resume repeats; a read joining a suspension under way extends it to
+        // its own array end and no more (the die resumes once, after the last read).
+        let delay = if suspended_now {
+            d.suspended_reads_until - joined_until
+        } else {
+            array_ns + 2 * t.t_suspend_ns + resume_cost
+        };
         if let Some(r) = d.running.as_mut() {
             r.end += delay;
-            r.suspends += 1;
+            r.suspends += u32::from(!suspended_now);
             if let Some(l) = self.oplog.as_deref_mut() {
-                l.suspended(op.die, r.start, array_start - t.t_suspend_ns, array_start + array_ns + t.t_suspend_ns);
+                // The pause as the program sees it: suspend, the read, resume and the repeated step.
+                let repeat = if suspended_now { 0 } else { resume_cost };
+                l.suspended(
+                    op.die,
+                    r.start,
+                    array_start - t.t_suspend_ns,
+                    array_start + array_ns + t.t_suspend_ns + repeat,
+                );
             }
             d.generation = d.generation.wrapping_add(1);
             self.events.push(r.end, Event::DieDone { die: op.die, generation: d.generation });
