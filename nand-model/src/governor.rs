@@ -391,12 +391,12 @@ pub const MAX_SERIES_INTERVALS: usize = 1 << 18;
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 struct Meter {
     bin_ns: SimTime,
-    interval_bins: SimTime,
+    interval_bins: u64,
     baseline_w: f64,
     #[serde(with = "ring_serde")]
     ring: [f64; RING_BINS],
     /// Absolute index of the oldest open bin.
-    base: SimTime,
+    base: u64,
     peak_w: f64,
     series: Vec<PowerInterval>,
     /// Throttled total at the start of the open interval.
@@ -419,7 +419,7 @@ mod ring_serde {
 }
 
 impl Meter {
-    fn new(bin_ns: SimTime, interval_bins: SimTime, baseline_w: f64) -> Self {
+    fn new(bin_ns: SimTime, interval_bins: u64, baseline_w: f64) -> Self {
         Meter {
             bin_ns,
             interval_bins,
