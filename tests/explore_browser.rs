@@ -193,8 +193,8 @@ struct Stopper {
 fn snap(target: &SimTarget) -> Snap {
     let ssd = &target.ssd;
     let blocks = (0..ssd.core.layout.blocks).map(|b| block_rec(ssd, b)).collect();
-    let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()));
-    (ssd.now(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
+    let throttled = ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()).ns());
+    (ssd.now().ns(), ssd.counters(), throttled, blocks, ssd.core.stats.host_write_mus)
 }
 
 impl Stopper {

@@ -47,9 +47,14 @@ impl OpWatch {
             let f = target.ssd.flash();
             let s = f.stats();
             let dies = f.geometry().dies();
-            let running = (0..dies).map(|d| f.die_activity(d).running.map(|(k, s, e, _)| (k, s, e))).collect();
-            let at =
-                At { now: target.ssd.now(), booked: [s.reads, s.programs, s.erases], logged: self.log.len(), running };
+            let running =
+                (0..dies).map(|d| f.die_activity(d).running.map(|(k, s, e, _)| (k, s.ns(), e.ns()))).collect();
+            let at = At {
+                now: target.ssd.now().ns(),
+                booked: [s.reads, s.programs, s.erases],
+                logged: self.log.len(),
+                running,
+            };
             self.got.insert(self.calls, at);
         }
     }
@@ -102,11 +107,11 @@ fn final_ops(log: &[OpEvent]) -> Vec<OpRecord> {
 /// What the model logged on each plane row within [a, b].
 fn expected_rows(ops: &[OpRecord], planes: u32, a: u64, b: u64) -> Drawn {
     let mut m = Drawn::new();
-    for r in ops.iter().filter(|r| r.end >= a && r.start <= b) {
+    for r in ops.iter().filter(|r| r.end.ns() >= a && r.start.ns() <= b) {
         let gc = r.background || r.kind == OpKind::Erase;
         let rows = if r.kind == OpKind::Read && r.planes == 1 { r.plane as u32..r.plane as u32 + 1 } else { 0..planes };
         for p in rows {
-            m.entry((r.die, p)).or_default().push((kind_name(r.kind), gc, r.start, r.end));
+            m.entry((r.die, p)).or_default().push((kind_name(r.kind), gc, r.start.ns(), r.end.ns()));
         }
     }
     m.values_mut().for_each(|v| v.sort());
@@ -152,7 +157,7 @@ fn die_timeline_equals_the_nand_models_operations() {
     let half_w = 2_500_000; // win=5 (ms)
     let kinds_in = |a: u64, b: u64| {
         let mut seen = [false; 4];
-        for r in ops.iter().filter(|r| r.end >= a && r.start <= b) {
+        for r in ops.iter().filter(|r| r.end.ns() >= a && r.start.ns() <= b) {
             seen[r.kind as usize] = true;
             seen[3] |= r.kind == OpKind::Program && !r.background;
         }
@@ -196,8 +201,8 @@ fn die_timeline_equals_the_nand_models_operations() {
     // (its channel was busy), and one booked later at the cursor's instant starts then.
     let logged_ops = log2[..m.logged].iter().filter(|e| matches!(e, OpEvent::Op(_))).count();
     let started = |kind: OpKind, x: u64| {
-        let booked_late = ops[..logged_ops].iter().filter(|r| r.kind == kind && r.start > t).count() as u64;
-        let at_t_after = ops[logged_ops..].iter().filter(|r| r.kind == kind && r.start == t).count() as u64;
+        let booked_late = ops[..logged_ops].iter().filter(|r| r.kind == kind && r.start.ns() > t).count() as u64;
+        let at_t_after = ops[logged_ops..].iter().filter(|r| r.kind == kind && r.start.ns() == t).count() as u64;
         x - booked_late + at_t_after
     };
     let oc = tags(panel, "class=\"opcount\"").next().unwrap();

@@ -35,7 +35,12 @@ fn main() {
         }
     }
     let fill_t = d.now();
-    eprintln!("fill: {:.2} s simulated, WA {:.3}, wall {:?}", fill_t as f64 / 1e9, d.counters().wa(), wall.elapsed());
+    eprintln!(
+        "fill: {:.2} s simulated, WA {:.3}, wall {:?}",
+        fill_t.ns() as f64 / 1e9,
+        d.counters().wa(),
+        wall.elapsed()
+    );
     let mut rng = RngStreams::new(1).stream(StreamId::Host, 0);
     let total = (blocks as f64 * drive_writes) as u64;
     let wall = std::time::Instant::now();
@@ -55,7 +60,7 @@ fn main() {
         }
         if done.is_multiple_of((total / 10).max(1)) {
             let c = d.counters();
-            let dt = (d.now() - t_last) as f64 / 1e9;
+            let dt = (d.now() - t_last).ns() as f64 / 1e9;
             let wa = (c.nand_write_bytes - c_last.nand_write_bytes) as f64
                 / (c.host_write_bytes - c_last.host_write_bytes) as f64;
             eprintln!(
@@ -76,8 +81,8 @@ fn main() {
     let g = d.flash().geometry();
     eprintln!(
         "die busy {:.1}%  channel busy {:.1}%  reads {} programs {} erases {} suspends {}",
-        fs.die_busy_ns as f64 / (g.dies() as f64 * d.now() as f64) * 100.0,
-        d.flash().channel_busy_ns() as f64 / (g.channels as f64 * d.now() as f64) * 100.0,
+        fs.die_busy_ns as f64 / (g.dies() as f64 * d.now().ns() as f64) * 100.0,
+        d.flash().channel_busy_ns() as f64 / (g.channels as f64 * d.now().ns() as f64) * 100.0,
         fs.reads,
         fs.programs,
         fs.erases,

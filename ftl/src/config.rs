@@ -3,7 +3,7 @@
 //! `validate` turns them into checked values or a [`ConfigError`] naming the key.
 
 use nand_model::config_error::{check_f64, check_u64};
-use nand_model::ConfigError;
+use nand_model::{ConfigError, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `[host]`: what the host sees.
@@ -245,8 +245,13 @@ impl PowerConfig {
     /// The governor for a cap (or a meter only, `cap_w` = `None`): its baseline is the controller
     /// idle power + `standby_w` of the dies + the host-interface reserve; the datapath energy of
     /// the bytes each operation moves is charged with the operation.
-    pub fn governor_config(&self, cap_w: Option<f64>, standby_w: f64, interval_ns: u64) -> nand_model::GovernorConfig {
-        let us = |v: f64| nand_model::time::us_to_ns(v).max(1);
+    pub fn governor_config(
+        &self,
+        cap_w: Option<f64>,
+        standby_w: f64,
+        interval_ns: SimTime,
+    ) -> nand_model::GovernorConfig {
+        let us = |v: f64| nand_model::time::us_to_ns(v).max(SimTime::from_ns(1));
         nand_model::GovernorConfig {
             cap_w,
             baseline_w: self.controller_idle_w + standby_w + self.host_reserve_w(),

@@ -137,15 +137,19 @@ impl<E: Copy> DevEvents<E> {
 mod tests {
     use super::*;
 
+    const fn t(ns: u64) -> SimTime {
+        SimTime::from_ns(ns)
+    }
+
     #[test]
     fn merges_classes_in_time_then_push_order() {
         let mut e = DevEvents::new();
-        e.push(Class::WriteDone, 10, 'a');
-        e.push(Class::Dispatch, 5, 'b');
-        e.push(Class::ReadDone, 10, 'c');
-        e.push(Class::WriteDone, 7, 'd'); // out of order within a class: inserted in place
+        e.push(Class::WriteDone, t(10), 'a');
+        e.push(Class::Dispatch, t(5), 'b');
+        e.push(Class::ReadDone, t(10), 'c');
+        e.push(Class::WriteDone, t(7), 'd'); // out of order within a class: inserted in place
         let got: Vec<_> = std::iter::from_fn(|| e.pop()).collect();
-        assert_eq!(got, vec![(5, 'b'), (7, 'd'), (10, 'a'), (10, 'c')]);
+        assert_eq!(got, vec![(t(5), 'b'), (t(7), 'd'), (t(10), 'a'), (t(10), 'c')]);
     }
 
     #[test]
@@ -153,7 +157,7 @@ mod tests {
         let classes = [Class::Dispatch, Class::ReadDone, Class::WriteDone, Class::TrimDone];
         let mut e = DevEvents::new();
         let mut reference: Vec<(SimTime, u64)> = Vec::new();
-        let (mut x, mut id, mut now) = (0x9E37_79B9u64, 0u64, 0u64);
+        let (mut x, mut id, mut now) = (0x9E37_79B9u64, 0u64, SimTime::ZERO);
         for _ in 0..5000 {
             x ^= x << 13;
             x ^= x >> 7;
@@ -163,13 +167,13 @@ mod tests {
                 reference.sort();
                 let want = (!reference.is_empty()).then(|| reference.remove(0));
                 assert_eq!(got.map(|g| g.1), want.map(|w| w.1));
-                if let Some((t, _)) = got {
-                    now = t;
+                if let Some((at, _)) = got {
+                    now = at;
                 }
             } else {
-                let t = now + (x >> 8) % 50;
-                e.push(classes[(x >> 4) as usize % 4], t, id);
-                reference.push((t, id));
+                let at = now + t((x >> 8) % 50);
+                e.push(classes[(x >> 4) as usize % 4], at, id);
+                reference.push((at, id));
                 id += 1;
             }
             reference.sort();

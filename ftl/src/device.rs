@@ -88,7 +88,7 @@ pub struct DeviceOptions {
     pub power_cap_w: Option<f64>,
     /// Meter NAND power (peak, throttled time, a series of this interval, ns) even when
     /// uncapped; a cap always meters. `None` and no cap = no governor object at all.
-    pub power_meter_interval_ns: Option<u64>,
+    pub power_meter_interval_ns: Option<SimTime>,
 }
 
 /// Sizes the device was built with, full-scale and simulated.
@@ -349,10 +349,10 @@ impl SimSsd {
         c.free_blocks = self.core.blocks.free_total();
         c.energy_j = self.energy_j();
         if let Stall::Space(t) = self.stall {
-            c.gc_stall_ns += self.now - t;
+            c.gc_stall_ns += (self.now - t).ns();
         }
         if let Stall::Buffer(t) = self.stall {
-            c.buffer_stall_ns += self.now - t;
+            c.buffer_stall_ns += (self.now - t).ns();
         }
         c
     }
@@ -364,7 +364,7 @@ impl SimSsd {
     pub fn energy_j(&self) -> f64 {
         let moved = self.flash.stats().bytes_read + self.core.stats.nand_write_mus() * self.mu_bytes as u64;
         self.flash.energy_j(self.now)
-            + self.controller_idle_w * self.now as f64 * 1e-9
+            + self.controller_idle_w * self.now.ns() as f64 * 1e-9
             + self.host_j_per_byte * moved as f64
     }
 
@@ -400,7 +400,7 @@ impl SimSsd {
             submit: self.now,
             next_mu: 0,
             pending: 0,
-            data_ready: 0,
+            data_ready: SimTime::ZERO,
             partial,
         };
         let slot = nand_model::slots::put(&mut self.cmds, &mut self.free_cmds, cmd);
@@ -410,7 +410,7 @@ impl SimSsd {
         let start = self.ctrl_free.max(self.now);
         self.ctrl_free = start
             + if op == HostOp::Write {
-                self.ctrl_ns_per_write.max(len as u64 * self.ctrl_ps_per_write_byte / 1000)
+                self.ctrl_ns_per_write.max(SimTime::from_ns(len as u64 * self.ctrl_ps_per_write_byte / 1000))
             } else {
                 self.ctrl_ns_per_cmd
             };

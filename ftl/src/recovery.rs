@@ -15,6 +15,7 @@ use crate::blocks::BlockState;
 use crate::core::FtlCore;
 use crate::device::{SimSsd, Stall};
 use crate::ids::{BlockId, Lpn, Ppn};
+use nand_model::SimTime;
 
 /// Why the mapping cannot be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,7 +44,7 @@ pub struct RebuildReport {
 /// What a power cut did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PowerCutReport {
-    pub at_ns: u64,
+    pub at_ns: SimTime,
     pub plp: bool,
     /// Host units in the write buffer at the cut (acknowledged or admitted, not yet programmed):
     /// lost without PLP, flushed with PLP.
@@ -214,8 +215,8 @@ impl SimSsd {
     /// Forgets every queue, command and in-flight operation of the controller.
     fn reset_volatile(&mut self) {
         match self.stall {
-            Stall::Buffer(t) => self.counters.buffer_stall_ns += self.now - t,
-            Stall::Space(t) => self.counters.gc_stall_ns += self.now - t,
+            Stall::Buffer(t) => self.counters.buffer_stall_ns += (self.now - t).ns(),
+            Stall::Space(t) => self.counters.gc_stall_ns += (self.now - t).ns(),
             Stall::None => {}
         }
         self.stall = Stall::None;

@@ -44,7 +44,7 @@ fn windows(
         done += 1;
         if done > total - measure {
             let t0 = *start.get_or_insert(d.now());
-            let w = ((d.now() - t0) / window_ns) as usize;
+            let w = ((d.now() - t0).ns() / window_ns) as usize;
             if counts.len() <= w {
                 counts.resize(w + 1, 0);
             }

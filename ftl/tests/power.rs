@@ -5,6 +5,8 @@
 
 use ftl::device::{DeviceError, DeviceOptions, HostCompletion, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};
+use nand_model::time::NS_PER_MS;
+use nand_model::SimTime;
 use rand::Rng;
 
 /// Closed-loop 70/30 random 4 KiB mix at `qd` after a sequential fill; returns the completions.
@@ -45,7 +47,7 @@ fn run(opts: &DeviceOptions, qd: usize, ios: u64) -> (Vec<HostCompletion>, SimSs
 fn a_cap_above_peak_power_is_identical_to_uncapped() {
     let plain = DeviceOptions { scale_divisor: 1, ..Default::default() };
     let capped = DeviceOptions { power_cap_w: Some(1000.0), ..plain.clone() };
-    let metered = DeviceOptions { power_meter_interval_ns: Some(1_000_000), ..plain.clone() };
+    let metered = DeviceOptions { power_meter_interval_ns: Some(NS_PER_MS), ..plain.clone() };
     let (a, da) = run(&plain, 16, 40_000);
     let (b, db) = run(&capped, 16, 40_000);
     let (c, dc) = run(&metered, 16, 40_000);
@@ -73,11 +75,11 @@ fn a_tight_cap_throttles_but_loses_nothing() {
     assert_eq!(tags.len(), b.len());
     assert!(db.now() > da.now(), "throttled run takes longer: {} vs {}", db.now(), da.now());
     let g = db.flash().governor().unwrap();
-    assert!(g.stats().held_ops > 0 && g.throttled_total(db.now()) > 0);
+    assert!(g.stats().held_ops > 0 && g.throttled_total(db.now()) > SimTime::ZERO);
     // The cap is a sustained limit: over the run the drive's average (NAND, standby and idle)
     // stays under it; the bucket may lend one window's energy (10 ms) to reads, a negligible
     // share of a run this long.
-    let avg_w = db.energy_j() / (db.now() as f64 * 1e-9);
+    let avg_w = db.energy_j() / (db.now().ns() as f64 * 1e-9);
     assert!(avg_w <= 1.6 * 1.01, "average {avg_w} W over the run");
     assert!(avg_w >= 1.5, "the budget is used: average {avg_w} W");
 }

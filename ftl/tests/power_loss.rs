@@ -11,6 +11,7 @@ use ftl::blocks::BlockState;
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::{Lpn, Ppn};
 use nand_model::rng::{RngStreams, StreamId};
+use nand_model::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -78,7 +79,7 @@ impl Workload {
     }
 
     /// Runs until simulated time `until` (or `max_done` completions).
-    fn run(&mut self, until: u64, max_done: u64) {
+    fn run(&mut self, until: SimTime, max_done: u64) {
         let mut done = 0;
         while done < max_done {
             while self.inflight.len() < self.qd {
@@ -125,7 +126,7 @@ fn snapshot(d: &SimSsd) -> Snapshot {
 fn cut_and_check(seed: u64, plp: bool) -> u64 {
     let mut w = Workload::new(seed, plp);
     let cut_ns = w.rng.gen_range(200_000_000..2_500_000_000u64);
-    w.run(cut_ns, u64::MAX);
+    w.run(SimTime::from_ns(cut_ns), u64::MAX);
     let snap = snapshot(&w.d);
     let before = w.d.counters();
     let rep = w.d.power_cut().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -176,7 +177,7 @@ fn cut_and_check(seed: u64, plp: bool) -> u64 {
     w.d.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after rebuild: {e}"));
     // The drive keeps working: another half drive of I/O, with GC.
     let now = w.d.now();
-    w.run(u64::MAX, 4000);
+    w.run(SimTime::MAX, 4000);
     assert!(w.d.now() > now);
     w.d.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after more I/O: {e}"));
     lost
@@ -200,7 +201,7 @@ fn without_plp_only_the_unflushed_buffer_is_lost() {
 fn repeated_cuts_on_one_drive() {
     let mut w = Workload::new(99, false);
     for k in 1..=5u64 {
-        let t = w.d.now() + 150_000_000 + k * 37_000_000;
+        let t = w.d.now() + SimTime::from_ns(150_000_000 + k * 37_000_000);
         w.run(t, u64::MAX);
         w.d.power_cut().unwrap();
         w.inflight.clear();

@@ -153,7 +153,7 @@ proptest! {
                     Op::Gc => {
                         if !inflight.is_empty() { break; }
                         ops.next();
-                        let t = d.now() + 20_000_000;
+                        let t = d.now() + nand_model::SimTime::from_ns(20_000_000);
                         prop_assert!(d.next_completion(Some(t)).is_none());
                         invariants(&d.core)?;
                         continue;

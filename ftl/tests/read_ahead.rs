@@ -38,9 +38,9 @@ fn qd1_reads(d: &mut SimSsd, n: u64, bs: u32, mut next: impl FnMut(u64) -> u64) 
     for i in 0..n {
         d.submit(i, HostOp::Read, next(i), bs).unwrap();
         let c = d.next_completion(None).unwrap();
-        lat += c.complete_ns - c.submit_ns;
+        lat += (c.complete_ns - c.submit_ns).ns();
     }
-    let secs = (d.now() - t0) as f64 / 1e9;
+    let secs = (d.now() - t0).ns() as f64 / 1e9;
     (n as f64 * bs as f64 / secs / 1e6, lat as f64 / n as f64 / 1e3)
 }
 

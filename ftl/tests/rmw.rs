@@ -53,7 +53,7 @@ fn closed_loop(d: &mut SimSsd, qd: u64, n: u64, len: u32, mut next: impl FnMut()
         rmw_reads: c.rmw_reads - c0.rmw_reads,
         ..Default::default()
     };
-    (diff, done as f64 / ((d.now() - t0) as f64 * 1e-9))
+    (diff, done as f64 / ((d.now() - t0).ns() as f64 * 1e-9))
 }
 
 /// Sequential fill in 128 KiB commands; returns the user units.
@@ -115,7 +115,7 @@ fn one_write(d: &mut SimSsd, offset: u64, len: u32) -> (SimTime, u64) {
 #[test]
 fn a_partial_write_to_a_unit_on_nand_waits_for_its_read() {
     let p = profile::load("tiny").unwrap();
-    let t_r_ns = (p.profile.timing.t_r_us.iter().cloned().fold(f64::MAX, f64::min) * 1000.0) as SimTime;
+    let t_r_ns = SimTime::from_ns((p.profile.timing.t_r_us.iter().cloned().fold(f64::MAX, f64::min) * 1000.0) as u64);
     let mut d = device(&p, 1);
     fill(&mut d);
     // Unit 0 was written first: it is on NAND.

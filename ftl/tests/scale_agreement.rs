@@ -12,6 +12,7 @@
 use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use ftl::profile;
 use nand_model::rng::{RngStreams, StreamId};
+use nand_model::SimTime;
 use rand::Rng;
 
 /// Closed-loop 4 KiB writes from `next`; returns (WA, IOPS) over the last `measure` writes.
@@ -33,10 +34,10 @@ fn run(d: &mut SimSsd, qd: u64, total: u64, measure: u64, mut next: impl FnMut()
             issued += 1;
         }
     }
-    let (t0, c0, n0) = mark.unwrap_or((0, Default::default(), 0));
+    let (t0, c0, n0) = mark.unwrap_or((SimTime::ZERO, Default::default(), 0));
     let c1 = d.counters();
     let wa = (c1.nand_write_bytes - c0.nand_write_bytes) as f64 / (c1.host_write_bytes - c0.host_write_bytes) as f64;
-    let iops = (done - n0) as f64 / ((d.now() - t0) as f64 / 1e9);
+    let iops = (done - n0) as f64 / ((d.now() - t0).ns() as f64 / 1e9);
     (wa, iops)
 }
 

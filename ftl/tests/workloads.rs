@@ -34,7 +34,7 @@ fn closed_loop(d: &mut SimSsd, qd: usize, n: u64, len: u32, mut next: impl FnMut
     }
     let c = d.counters();
     let wa = (c.nand_write_bytes - c0.nand_write_bytes) as f64 / (c.host_write_bytes - c0.host_write_bytes) as f64;
-    (wa, done as f64 / ((d.now() - t0) as f64 * 1e-9))
+    (wa, done as f64 / ((d.now() - t0).ns() as f64 * 1e-9))
 }
 
 #[test]

@@ -71,7 +71,7 @@ impl LimitShares {
         let span = span_ns as f64;
         let dies = p.geometry.dies().max(1) as f64;
         let unit = p.geometry.program_unit_bytes().max(1) as f64;
-        let t_prog = p.timing.program_array_ns(p.geometry.planes_per_die) as f64;
+        let t_prog = p.timing.program_array_ns(p.geometry.planes_per_die).ns() as f64;
         let programs = d.nand_write_bytes as f64 / unit;
         let ctrl = &p.profile.controller;
         // Command-processor time: reads at the command limit, writes at the write-command or

@@ -4,6 +4,7 @@
 
 use crate::device::{Device, DeviceError, DeviceInfo, IoCompletion, IoDir, IoRequest};
 use ftl::device::{Counters, HostOp, SimSsd, SubmitError};
+use nand_model::SimTime;
 
 // The runner hints offsets as far ahead as the simulator's prefetch pipeline expects them.
 const _: () = assert!(crate::device::HINT_LOOKAHEAD == ftl::device::HINT_LOOKAHEAD);
@@ -67,7 +68,7 @@ impl SimTarget {
     /// Wraps `ssd`; counters are sampled every `sample_interval_ns` of simulated time and
     /// whenever the device drains (job-group boundaries).
     pub fn new(ssd: SimSsd, name: impl Into<String>, sample_interval_ns: u64) -> Self {
-        let first = CounterSample { t_ns: ssd.now(), counters: ssd.counters() };
+        let first = CounterSample { t_ns: ssd.now().ns(), counters: ssd.counters() };
         SimTarget {
             ssd,
             name: name.into(),
@@ -120,7 +121,7 @@ impl SimTarget {
 
     #[inline]
     fn take_samples(&mut self) {
-        let now = self.ssd.now();
+        let now = self.ssd.now().ns();
         if now >= self.sampling.next_sample_ns {
             self.settle_idle(now);
             self.push_sample(CounterSample { t_ns: now, counters: self.ssd.counters() });
@@ -159,7 +160,7 @@ impl SimTarget {
         });
         self.sampling.sample_interval_ns = self.sampling.sample_interval_ns.saturating_mul(2);
         self.sampling.grids.iter_mut().for_each(|g| g.1 = g.1.saturating_mul(2));
-        let now = self.ssd.now();
+        let now = self.ssd.now().ns();
         self.sampling.next_sample_ns =
             (now / self.sampling.sample_interval_ns + 1).saturating_mul(self.sampling.sample_interval_ns);
     }
@@ -194,7 +195,7 @@ impl Device for SimTarget {
     }
 
     fn now_ns(&self) -> u64 {
-        self.ssd.now()
+        self.ssd.now().ns()
     }
 
     fn submit(&mut self, req: IoRequest) -> Result<(), DeviceError> {
@@ -214,7 +215,7 @@ impl Device for SimTarget {
     }
 
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
-        let c = self.ssd.next_completion(deadline_ns);
+        let c = self.ssd.next_completion(deadline_ns.map(SimTime::from_ns));
         self.take_samples();
         if c.is_none() && deadline_ns.is_none() && self.ssd.outstanding() > 0 {
             return Err(DeviceError::Other(format!(
@@ -226,8 +227,8 @@ impl Device for SimTarget {
             tag: c.tag,
             dir: dir_of(c.op),
             len_bytes: c.len_bytes,
-            submit_ns: c.submit_ns,
-            complete_ns: c.complete_ns,
+            submit_ns: c.submit_ns.ns(),
+            complete_ns: c.complete_ns.ns(),
         }))
     }
 

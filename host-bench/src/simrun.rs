@@ -17,6 +17,7 @@ use ftl::device::{Counters, DeviceError, DeviceOptions, SimSsd};
 use ftl::profile::{self, ProfileError, ValidatedProfile};
 use ftl::GcPolicy;
 use nand_model::governor::PowerInterval;
+use nand_model::SimTime;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::atomic::AtomicBool;
@@ -197,7 +198,7 @@ impl SimSession {
             plp: cfg.plp,
             track_sequence,
             power_cap_w,
-            power_meter_interval_ns: Some(cfg.interval_ns.clamp(1, METER_INTERVAL_NS)),
+            power_meter_interval_ns: Some(SimTime::from_ns(cfg.interval_ns.clamp(1, METER_INTERVAL_NS))),
         };
         Ok((profile, opts))
     }
@@ -383,18 +384,18 @@ impl SimSession {
         let span_datapath_w = datapath_w(&d, secs);
         let idle_w = pw.controller_idle_w + self.profile.energy.standby_w * self.profile.geometry.dies() as f64;
         let (mut peak, mut thr) = (0.0f64, 0u64);
-        let from = meter.partition_point(|iv| iv.start_ns < a.t_ns);
-        let inside = &meter[from..meter.partition_point(|iv| iv.start_ns < b.t_ns)];
+        let from = meter.partition_point(|iv| iv.start_ns.ns() < a.t_ns);
+        let inside = &meter[from..meter.partition_point(|iv| iv.start_ns.ns() < b.t_ns)];
         // Each meter interval's peak rides on that interval's own datapath power (where the
         // counters resolve it), so a span's peak is the highest of its intervals' peaks and
         // never below a shorter span's inside it. An interval's end sample is the next one's start.
-        let mut sa = self.target.sample_at(inside.first().map_or(a.t_ns, |iv| iv.start_ns));
+        let mut sa = self.target.sample_at(inside.first().map_or(a.t_ns, |iv| iv.start_ns.ns()));
         for (k, iv) in inside.iter().enumerate() {
-            let sb = self.target.sample_at(inside.get(k + 1).map_or(b.t_ns, |n| n.start_ns));
+            let sb = self.target.sample_at(inside.get(k + 1).map_or(b.t_ns, |n| n.start_ns.ns()));
             let dt = sb.t_ns.saturating_sub(sa.t_ns) as f64 / 1e9;
             let dp_w = if dt > 0.0 { datapath_w(&delta(&sa.counters, &sb.counters), dt) } else { span_datapath_w };
             peak = peak.max(idle_w + dp_w + iv.peak_w);
-            thr += iv.throttled_ns;
+            thr += iv.throttled_ns.ns();
             sa = sb;
         }
         if inside.is_empty() {

@@ -55,7 +55,7 @@ impl Device for KeepAll {
     }
     fn wait(&mut self, deadline_ns: Option<u64>) -> Result<Option<IoCompletion>, DeviceError> {
         let c = self.inner.wait(deadline_ns)?;
-        let now = self.inner.ssd.now();
+        let now = self.inner.ssd.now().ns();
         let s = CounterSample { t_ns: now, counters: self.inner.ssd.counters() };
         if now >= self.next_ns {
             self.all.push(s);
@@ -87,7 +87,7 @@ fn reported_instants_read_the_same_counters_as_keeping_every_sample() {
     let job = parse_str(text, "mix.fio", &ParseOptions::default()).unwrap();
     let interval_ns = 100_000_000;
     let ssd = session().target.ssd;
-    let first = CounterSample { t_ns: ssd.now(), counters: ssd.counters() };
+    let first = CounterSample { t_ns: ssd.now().ns(), counters: ssd.counters() };
     let mut dev = KeepAll {
         inner: SimTarget::new(ssd, "tiny", interval_ns),
         all: vec![first],

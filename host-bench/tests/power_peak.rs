@@ -34,7 +34,7 @@ fn reported_datapath_energy_counts_gc_bytes() {
     let d = &s.target.ssd;
     let c = d.counters();
     let pw = &s.profile.profile.power;
-    let secs = d.now() as f64 * 1e-9;
+    let secs = d.now().ns() as f64 * 1e-9;
     let datapath_j = d.energy_j() - d.flash().energy_j(d.now()) - pw.controller_idle_w * secs;
     let per_byte = pw.host_pj_per_byte * 1e-12;
     let moved = (c.nand_read_bytes + c.nand_write_bytes) as f64;

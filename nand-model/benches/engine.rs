@@ -15,10 +15,10 @@ fn schedule(n: u64) -> u64 {
     let t = TimingConfig::example(CellType::Tlc).validate(&geo).unwrap();
     let mut f = Flash::new(geo, t, EnergyConfig::default().validate().unwrap());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-    let mut now = 0;
+    let mut now = SimTime::ZERO;
     let mut done = 0;
     for i in 0..n {
-        now += rng.gen_range(0..400);
+        now += SimTime::from_ns(rng.gen_range(0..400));
         while f.advance_until(now).is_some() {
             done += 1;
         }
@@ -30,7 +30,7 @@ fn schedule(n: u64) -> u64 {
         };
         f.submit(now, op);
     }
-    while f.advance_until(u64::MAX).is_some() {
+    while f.advance_until(SimTime::MAX).is_some() {
         done += 1;
     }
     done

@@ -77,6 +77,6 @@ pub struct Energy {
 impl Energy {
     /// Joules of `watts` held for `ns`.
     pub fn joules(watts: f64, ns: SimTime) -> f64 {
-        watts * ns as f64 * 1e-9
+        watts * ns.ns() as f64 * 1e-9
     }
 }

@@ -16,7 +16,7 @@ struct Entry<E> {
 
 impl<E> Entry<E> {
     fn time(&self) -> SimTime {
-        (self.key >> 64) as SimTime
+        SimTime::from_ns((self.key >> 64) as u64)
     }
 }
 
@@ -60,7 +60,7 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, time: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: ((time as u128) << 64) | seq as u128, event });
+        self.heap.push(Entry { key: ((time.ns() as u128) << 64) | seq as u128, event });
     }
 
     /// Time of the earliest event, if any.
@@ -98,24 +98,28 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
+    const fn t(ns: u64) -> SimTime {
+        SimTime::from_ns(ns)
+    }
+
     #[test]
     fn pops_in_time_then_insertion_order() {
         let mut q = EventQueue::new();
-        q.push(20, "c");
-        q.push(10, "a");
-        q.push(20, "d");
-        q.push(10, "b");
+        q.push(t(20), "c");
+        q.push(t(10), "a");
+        q.push(t(20), "d");
+        q.push(t(10), "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(10, "a"), (10, "b"), (20, "c"), (20, "d")]);
+        assert_eq!(order, vec![(t(10), "a"), (t(10), "b"), (t(20), "c"), (t(20), "d")]);
     }
 
     #[test]
     fn pop_until_respects_limit() {
         let mut q = EventQueue::new();
-        q.push(5, 1);
-        q.push(15, 2);
-        assert_eq!(q.pop_until(10), Some((5, 1)));
-        assert_eq!(q.pop_until(10), None);
-        assert_eq!(q.peek_time(), Some(15));
+        q.push(t(5), 1);
+        q.push(t(15), 2);
+        assert_eq!(q.pop_until(t(10)), Some((t(5), 1)));
+        assert_eq!(q.pop_until(t(10)), None);
+        assert_eq!(q.peek_time(), Some(t(15)));
     }
 }

@@ -197,7 +197,7 @@ impl Flash {
             xfer: TransferTimer::new(timing.channel_bytes_per_s),
             ch_div: FastDiv::new(geo.channels),
             plane_free: if timing.independent_plane_reads {
-                vec![0; (geo.dies() * geo.planes_per_die) as usize]
+                vec![SimTime::ZERO; (geo.dies() * geo.planes_per_die) as usize]
             } else {
                 Vec::new()
             },
@@ -263,7 +263,7 @@ impl Flash {
 
     /// Sum over channels of reserved bus time (for utilisation).
     pub fn channel_busy_ns(&self) -> u64 {
-        self.channels.iter().map(|c| c.busy_ns_total()).sum()
+        self.channels.iter().map(|c| c.busy_ns_total().ns()).sum()
     }
 
     /// What `die` is doing now, for views that draw the dies at work (read-only).
@@ -500,7 +500,7 @@ impl Flash {
         if let Some(g) = self.governor.as_deref_mut() {
             g.meter_add(now, start, end, e);
         }
-        s.die_busy_ns += end - start;
+        s.die_busy_ns += (end - start).ns();
         match op.kind {
             OpKind::Read => {
                 s.reads += 1;
@@ -515,7 +515,7 @@ impl Flash {
         // FNV-1a over 64-bit words (not bytes: this runs once per NAND operation), with a
         // shift-xor so high bits feed back into the low ones.
         let mut h = self.trace_hash;
-        for v in [op.kind as u64 | (op.die as u64) << 8, start, end] {
+        for v in [op.kind as u64 | (op.die as u64) << 8, start.ns(), end.ns()] {
             h ^= v;
             h = h.wrapping_mul(FNV_PRIME);
             h ^= h >> 29;
@@ -549,7 +549,7 @@ impl Flash {
         self.events.clear();
         self.suspended.clear();
         self.free_suspended.clear();
-        self.plane_free.fill(0);
+        self.plane_free.fill(SimTime::ZERO);
         self.queued = 0;
         if let Some(g) = self.governor.as_deref_mut() {
             g.clear();

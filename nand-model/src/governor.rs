@@ -138,7 +138,7 @@ impl Governor {
         if !(cfg.peak_ratio.is_finite() && (1.0..=10.0).contains(&cfg.peak_ratio)) {
             return Err(bad("peak_ratio", cfg.peak_ratio, "1..=10"));
         }
-        if cfg.window_ns == 0 || cfg.bin_ns == 0 {
+        if cfg.window_ns == SimTime::ZERO || cfg.bin_ns == SimTime::ZERO {
             return Err(bad("window_ns/bin_ns", 0.0, "> 0"));
         }
         let (rate_w, credit_w) = match cfg.cap_w {
@@ -150,14 +150,14 @@ impl Governor {
             }
             None => (0.0, f64::INFINITY),
         };
-        let depth_j = rate_w * cfg.window_ns as f64 * 1e-9;
+        let depth_j = rate_w * cfg.window_ns.ns() as f64 * 1e-9;
         let interval_bins = (cfg.interval_ns / cfg.bin_ns).max(1);
         Ok(Governor {
             cfg,
             rate_w,
             depth_j,
             tokens_j: depth_j,
-            tokens_at: 0,
+            tokens_at: SimTime::ZERO,
             credit_w,
             active_w: 0.0,
             active_ops: 0,
@@ -204,7 +204,7 @@ impl Governor {
     /// Refills the bucket up to `now`.
     fn refill(&mut self, now: SimTime) {
         if now > self.tokens_at {
-            let add = self.rate_w * (now - self.tokens_at) as f64 * 1e-9;
+            let add = self.rate_w * (now - self.tokens_at).ns() as f64 * 1e-9;
             self.tokens_j = (self.tokens_j + add).min(self.depth_j);
             self.tokens_at = now;
         }
@@ -243,7 +243,7 @@ impl Governor {
             // Ops bigger than the bucket are clamped to its depth, so this always comes true.
             let need = charge - (self.tokens_j - floor_j);
             let ns = crate::cast::sat_u64((need / self.rate_w * 1e9).ceil());
-            return Admission::Wait(Some(now + ns.max(1)));
+            return Admission::Wait(Some(now + SimTime::from_ns(ns.max(1))));
         }
         self.tokens_j -= charge;
         self.active_w += power_w;
@@ -323,7 +323,7 @@ impl Governor {
         if self.waiting_reads.pop_front().is_none() {
             self.waiting.pop_front();
         }
-        self.stats.held_delay_ns += waited_ns;
+        self.stats.held_delay_ns += waited_ns.ns();
         if self.waiting_len() == 0 {
             self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
             if let Some(t) = self.throttled_since.take() {
@@ -344,7 +344,7 @@ impl Governor {
 
     /// Throttled time up to `now`, including a throttled span still open.
     pub fn throttled_total(&self, now: SimTime) -> SimTime {
-        self.stats.throttled_ns + self.throttled_since.map_or(0, |t| now.saturating_sub(t))
+        self.stats.throttled_ns + self.throttled_since.map_or(SimTime::ZERO, |t| now.saturating_sub(t))
     }
 
     /// Books an op's NAND energy into the meter over `[start, end)`; `now` <= `start`.
@@ -369,7 +369,7 @@ impl Governor {
         m.advance(now, self.stats.throttled_ns, self.throttled_since);
         m.advance(now + self.cfg.bin_ns * (m.interval_bins + RING_BINS as u64), self.throttled_total(now), None);
         let mut s = m.series;
-        let end = crate::cast::usize_from(now.div_ceil(self.cfg.bin_ns * m.interval_bins).max(1));
+        let end = crate::cast::usize_from(now.ns().div_ceil((self.cfg.bin_ns * m.interval_bins).ns()).max(1));
         s.truncate(end);
         s
     }
@@ -391,12 +391,12 @@ pub const MAX_SERIES_INTERVALS: usize = 1 << 18;
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 struct Meter {
     bin_ns: SimTime,
-    interval_bins: SimTime,
+    interval_bins: u64,
     baseline_w: f64,
     #[serde(with = "ring_serde")]
     ring: [f64; RING_BINS],
     /// Absolute index of the oldest open bin.
-    base: SimTime,
+    base: u64,
     peak_w: f64,
     series: Vec<PowerInterval>,
     /// Throttled total at the start of the open interval.
@@ -419,7 +419,7 @@ mod ring_serde {
 }
 
 impl Meter {
-    fn new(bin_ns: SimTime, interval_bins: SimTime, baseline_w: f64) -> Self {
+    fn new(bin_ns: SimTime, interval_bins: u64, baseline_w: f64) -> Self {
         Meter {
             bin_ns,
             interval_bins,
@@ -428,7 +428,7 @@ impl Meter {
             base: 0,
             peak_w: 0.0,
             series: Vec::new(),
-            interval_thr0: 0,
+            interval_thr0: SimTime::ZERO,
         }
     }
 
@@ -440,7 +440,7 @@ impl Meter {
         while self.base < target {
             let slot = crate::cast::usize_from(self.base % RING_BINS as u64);
             let e = std::mem::take(&mut self.ring[slot]);
-            let w = e / (self.bin_ns as f64 * 1e-9) + self.baseline_w;
+            let w = e / (self.bin_ns.ns() as f64 * 1e-9) + self.baseline_w;
             self.peak_w = self.peak_w.max(w);
             let mut idx = crate::cast::usize_from(self.base / self.interval_bins);
             while self.series.len() <= idx {
@@ -459,7 +459,7 @@ impl Meter {
             iv.peak_w = iv.peak_w.max(w);
             if self.base.is_multiple_of(self.interval_bins) {
                 let t_end = self.base * self.bin_ns;
-                let thr = closed_ns + since.map_or(0, |s| t_end.saturating_sub(s));
+                let thr = closed_ns + since.map_or(SimTime::ZERO, |s| t_end.saturating_sub(s));
                 // Added, not set: after `decimate` an open interval already holds its first half's.
                 iv.throttled_ns += thr - self.interval_thr0;
                 self.interval_thr0 = thr;
@@ -485,14 +485,14 @@ impl Meter {
 
     /// Spreads `energy_j` evenly over `[start, end)`.
     fn add(&mut self, start: SimTime, end: SimTime, energy_j: f64) {
-        let end = end.max(start + 1);
-        let per_ns = energy_j / (end - start) as f64;
+        let end = end.max(start + SimTime::from_ns(1));
+        let per_ns = energy_j / (end - start).ns() as f64;
         let last_bin = self.base + RING_BINS as u64 - 1;
         let mut t = start;
         while t < end {
             let b = (t / self.bin_ns).min(last_bin);
             let bin_end = if b == last_bin { end } else { ((b + 1) * self.bin_ns).min(end) };
-            self.ring[crate::cast::usize_from(b % RING_BINS as u64)] += per_ns * (bin_end - t) as f64;
+            self.ring[crate::cast::usize_from(b % RING_BINS as u64)] += per_ns * (bin_end - t).ns() as f64;
             t = bin_end;
         }
     }
@@ -512,22 +512,25 @@ mod tests {
         // 3 W cap, 1 W baseline: 2 W of credits -> four 0.5 W ops, the fifth waits.
         let mut g = capped(3.0, 1.0);
         for _ in 0..4 {
-            assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Start);
+            assert_eq!(g.admit(SimTime::ZERO, 1e-6, 0.5, false, false), Admission::Start);
         }
-        assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Wait(None));
+        assert_eq!(g.admit(SimTime::ZERO, 1e-6, 0.5, false, false), Admission::Wait(None));
         g.release(0.5);
-        assert_eq!(g.admit(0, 1e-6, 0.5, false, false), Admission::Start);
+        assert_eq!(g.admit(SimTime::ZERO, 1e-6, 0.5, false, false), Admission::Start);
     }
 
     #[test]
     fn bucket_delays_until_refilled() {
         // 2 W of budget, 10 ms window: 20 mJ deep. Peak ratio 10 so credits do not bind.
         let mut g = capped(3.0, 10.0);
-        assert_eq!(g.admit(0, 0.015, 0.1, false, false), Admission::Start);
+        assert_eq!(g.admit(SimTime::ZERO, 0.015, 0.1, false, false), Admission::Start);
         g.release(0.1);
         // 5 mJ left; 10 mJ more needs 5 mJ / 2 W = 2.5 ms.
-        assert_eq!(g.admit(0, 0.010, 0.1, false, false), Admission::Wait(Some(2_500_000)));
-        assert_eq!(g.admit(2_500_000, 0.010, 0.1, false, false), Admission::Start);
+        assert_eq!(
+            g.admit(SimTime::ZERO, 0.010, 0.1, false, false),
+            Admission::Wait(Some(SimTime::from_ns(2_500_000)))
+        );
+        assert_eq!(g.admit(SimTime::from_ns(2_500_000), 0.010, 0.1, false, false), Admission::Start);
     }
 
     #[test]
@@ -563,8 +566,8 @@ mod tests {
     fn meter_spreads_energy_and_finds_peak() {
         let mut g = Governor::new(GovernorConfig::meter(0.0, 4 * NS_PER_MS), 1).unwrap();
         // 2 mJ over 2 ms -> 1 W in bins 0 and 1; 3 mJ within bin 2 -> 3 W.
-        g.meter_add(0, 0, 2 * NS_PER_MS, 0.002);
-        g.meter_add(0, 2 * NS_PER_MS, 2 * NS_PER_MS + 500_000, 0.003);
+        g.meter_add(SimTime::ZERO, SimTime::ZERO, 2 * NS_PER_MS, 0.002);
+        g.meter_add(SimTime::ZERO, 2 * NS_PER_MS, 2 * NS_PER_MS + SimTime::from_ns(500_000), 0.003);
         let s = g.series(8 * NS_PER_MS);
         assert_eq!(s.len(), 2);
         assert!((s[0].nand_j - 0.005).abs() < 1e-12);

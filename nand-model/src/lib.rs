@@ -9,15 +9,15 @@
 //! operations ([`NandOp`]) and it tells them, through completions, when each finished.
 //!
 //! ```
-//! use nand_model::{CellType, Flash, GeometryConfig, NandOp, OpKind, TimingConfig, EnergyConfig};
+//! use nand_model::{CellType, Flash, GeometryConfig, NandOp, OpKind, TimingConfig, EnergyConfig, SimTime};
 //! let geo = GeometryConfig::tiny_example().validate().unwrap();
 //! let timing = TimingConfig::example(CellType::Tlc).validate(&geo).unwrap();
 //! let energy = EnergyConfig::default().validate().unwrap();
 //! let mut flash = Flash::new(geo, timing, energy);
-//! flash.submit(0, NandOp::read(7, 0, 0, 1, 4096));
-//! let done = flash.advance_until(u64::MAX).unwrap();
+//! flash.submit(SimTime::ZERO, NandOp::read(7, 0, 0, 1, 4096));
+//! let done = flash.advance_until(SimTime::MAX).unwrap();
 //! assert_eq!(done.tag, 7);
-//! assert!(done.end_ns > 0);
+//! assert!(done.end_ns > SimTime::ZERO);
 //! ```
 
 pub mod cast;

@@ -41,7 +41,7 @@ impl Timeline {
             start = start.max(e);
             idx += 1;
         }
-        if dur > 0 {
+        if dur > SimTime::ZERO {
             // Merge with the neighbours when touching, to keep the list short.
             let idx = self.head + idx;
             let end = start + dur;
@@ -93,13 +93,20 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    impl Timeline {
+        /// [`Timeline::reserve`] in plain ns, as the reference below works.
+        fn reserve_ns(&mut self, now: u64, earliest: u64, dur: u64) -> u64 {
+            self.reserve(SimTime::from_ns(now), SimTime::from_ns(earliest), SimTime::from_ns(dur)).ns()
+        }
+    }
+
     #[test]
     fn fills_gaps() {
         let mut t = Timeline::new();
-        assert_eq!(t.reserve(0, 100, 10), 100);
-        assert_eq!(t.reserve(0, 0, 10), 0); // fits before
-        assert_eq!(t.reserve(0, 0, 95), 110); // does not fit in the 90 ns gap
-        assert_eq!(t.reserve(0, 5, 50), 10);
+        assert_eq!(t.reserve_ns(0, 100, 10), 100);
+        assert_eq!(t.reserve_ns(0, 0, 10), 0); // fits before
+        assert_eq!(t.reserve_ns(0, 0, 95), 110); // does not fit in the 90 ns gap
+        assert_eq!(t.reserve_ns(0, 5, 50), 10);
     }
 
     /// The plain list the cursor version must match: intervals kept in a `VecDeque`, finished
@@ -139,7 +146,7 @@ mod tests {
             let mut now = 0;
             for (step, ahead, dur) in reqs {
                 now += step;
-                prop_assert_eq!(t.reserve(now, now + ahead, dur), reference_reserve(&mut r, now, now + ahead, dur));
+                prop_assert_eq!(t.reserve_ns(now, now + ahead, dur), reference_reserve(&mut r, now, now + ahead, dur));
                 prop_assert_eq!(t.pending(), r.len());
             }
         }
@@ -149,7 +156,7 @@ mod tests {
             let mut t = Timeline::new();
             let mut got = Vec::new();
             for (earliest, dur) in reqs {
-                let s = t.reserve(0, earliest, dur);
+                let s = t.reserve_ns(0, earliest, dur);
                 prop_assert!(s >= earliest);
                 got.push((s, s + dur));
             }

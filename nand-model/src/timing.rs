@@ -30,7 +30,7 @@ fn default_resume_cost_pct() -> f64 {
 
 /// `pct` percent of `ns`, rounded to the nearest ns.
 fn pct_of(ns: SimTime, pct: f64) -> SimTime {
-    crate::cast::sat_u64((ns as f64 * pct / 100.0).round())
+    SimTime::from_ns(crate::cast::sat_u64((ns.ns() as f64 * pct / 100.0).round()))
 }
 
 /// Timing as written in a drive profile (`[timing]`).
@@ -151,7 +151,7 @@ impl TimingConfig {
         if let Some(v) = self.suspend_min_progress_us {
             check_f64("timing.suspend_min_progress_us", v, 0.0, 100_000.0)?;
         }
-        let mut t_r_ns = [0; 4];
+        let mut t_r_ns = [SimTime::ZERO; 4];
         let mut t_prog_ns = us_to_ns(self.t_prog_us);
         if geo.slc_mode {
             let t_r = check_f64("timing.t_r_slc_us", self.t_r_slc_us.unwrap_or(self.t_r_us[0] * 0.5), 1.0, 2_000.0)?;
@@ -176,7 +176,7 @@ impl TimingConfig {
             program_passes: self.program_passes,
             t_bers_ns: us_to_ns(self.t_bers_us),
             channel_bytes_per_s: bytes_per_s,
-            t_cmd_ns: self.t_cmd_ns as SimTime,
+            t_cmd_ns: SimTime::from_ns(self.t_cmd_ns.into()),
             multi_plane: self.multi_plane,
             suspend: self.suspend,
             t_suspend_ns: us_to_ns(self.t_suspend_us),
@@ -223,7 +223,7 @@ impl Timing {
         if self.multi_plane {
             t
         } else {
-            t * planes.max(1) as SimTime
+            t * planes.max(1) as u64
         }
     }
 
@@ -231,7 +231,7 @@ impl Timing {
         if self.multi_plane {
             self.t_prog_ns
         } else {
-            self.t_prog_ns * planes.max(1) as SimTime
+            self.t_prog_ns * planes.max(1) as u64
         }
     }
 
@@ -239,7 +239,7 @@ impl Timing {
         if self.multi_plane {
             self.t_bers_ns
         } else {
-            self.t_bers_ns * planes.max(1) as SimTime
+            self.t_bers_ns * planes.max(1) as u64
         }
     }
 
@@ -250,7 +250,7 @@ impl Timing {
         let t = self.program_array_ns(geo.planes_per_die)
             + crate::time::transfer_ns(unit, self.channel_bytes_per_s)
             + self.t_cmd_ns;
-        unit as f64 * NS_PER_S as f64 / t as f64
+        unit as f64 * NS_PER_S.ns() as f64 / t.ns() as f64
     }
 }
 
@@ -268,7 +268,7 @@ mod tests {
         // 192 KiB per 1.2 ms + 123 us transfer: ~149 MB/s with the transfer not overlapped.
         let bw = t.die_program_bytes_per_s(&geo) / 1e6;
         assert!((140.0..170.0).contains(&bw), "{bw}");
-        assert_eq!(t.transfer_ns(16384), 10_240);
+        assert_eq!(t.transfer_ns(16384).ns(), 10_240);
     }
 
     #[test]

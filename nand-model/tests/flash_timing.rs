@@ -3,6 +3,7 @@
 use nand_model::*;
 
 mod common;
+use common::ns;
 
 /// 1 channel x 2 dies x 4 planes: small enough to reason about every nanosecond.
 fn flash(suspend: bool) -> Flash {
@@ -10,18 +11,18 @@ fn flash(suspend: bool) -> Flash {
 }
 
 fn drain(f: &mut Flash) -> Vec<NandDone> {
-    std::iter::from_fn(|| f.advance_until(u64::MAX)).collect()
+    std::iter::from_fn(|| f.advance_until(SimTime::MAX)).collect()
 }
 
-const T_CMD: u64 = 150;
-const T_R: u64 = 50_000;
-const X4K: u64 = 2_560; // 4096 B at 1600 MB/s
+const T_CMD: SimTime = ns(150);
+const T_R: SimTime = ns(50_000);
+const X4K: SimTime = ns(2_560); // 4096 B at 1600 MB/s
 
 #[test]
 fn two_reads_on_one_die_serialize() {
     let mut f = flash(false);
-    f.submit(0, NandOp::read(1, 0, 0, 1, 4096));
-    f.submit(0, NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(ns(0), NandOp::read(1, 0, 0, 1, 4096));
+    f.submit(ns(0), NandOp::read(2, 0, 0, 1, 4096));
     let d = drain(&mut f);
     assert_eq!(d[0].end_ns, T_CMD + T_R + X4K);
     assert_eq!(d[1].start_ns, d[0].end_ns);
@@ -31,8 +32,8 @@ fn two_reads_on_one_die_serialize() {
 #[test]
 fn reads_on_two_dies_of_one_channel_overlap_array_but_share_bus() {
     let mut f = flash(false);
-    f.submit(0, NandOp::read(1, 0, 0, 1, 4096));
-    f.submit(0, NandOp::read(2, 1, 0, 1, 4096));
+    f.submit(ns(0), NandOp::read(1, 0, 0, 1, 4096));
+    f.submit(ns(0), NandOp::read(2, 1, 0, 1, 4096));
     let d = drain(&mut f);
     // Second command waits for the first command's cycles only, then both tR run in parallel.
     assert_eq!(d[0].end_ns, T_CMD + T_R + X4K);
@@ -47,44 +48,44 @@ fn reads_on_two_dies_of_one_channel_overlap_array_but_share_bus() {
 fn multi_plane_program_costs_one_tprog() {
     let mut f = flash(false);
     let one = 3 * 16384;
-    f.submit(0, NandOp::program(1, 0, 1, one));
+    f.submit(ns(0), NandOp::program(1, 0, 1, one));
     let single = drain(&mut f)[0];
     let mut f = flash(false);
-    f.submit(0, NandOp::program(1, 0, 4, 4 * one));
+    f.submit(ns(0), NandOp::program(1, 0, 4, 4 * one));
     let quad = drain(&mut f)[0];
     let t = f.timing();
-    assert_eq!(single.end_ns, T_CMD + t.transfer_ns(one) + 1_200_000);
-    assert_eq!(quad.end_ns, T_CMD + t.transfer_ns(4 * one) + 1_200_000);
+    assert_eq!(single.end_ns, T_CMD + t.transfer_ns(one) + ns(1_200_000));
+    assert_eq!(quad.end_ns, T_CMD + t.transfer_ns(4 * one) + ns(1_200_000));
 }
 
 #[test]
 fn erase_blocks_its_die_for_tbers() {
     let mut f = flash(false);
-    f.submit(0, NandOp::erase(1, 0, 4));
-    f.submit(10, NandOp::read(2, 0, 0, 1, 4096));
-    f.submit(10, NandOp::read(3, 1, 0, 1, 4096));
+    f.submit(ns(0), NandOp::erase(1, 0, 4));
+    f.submit(ns(10), NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(ns(10), NandOp::read(3, 1, 0, 1, 4096));
     let d = drain(&mut f);
     let erase = d.iter().find(|x| x.tag == 1).unwrap();
     let read_same = d.iter().find(|x| x.tag == 2).unwrap();
     let read_other = d.iter().find(|x| x.tag == 3).unwrap();
-    assert_eq!(erase.end_ns, T_CMD + 3_500_000);
+    assert_eq!(erase.end_ns, T_CMD + ns(3_500_000));
     assert!(read_same.start_ns >= erase.end_ns);
-    assert!(read_other.end_ns < 100_000);
+    assert!(read_other.end_ns < ns(100_000));
 }
 
 #[test]
 fn suspend_lets_a_read_through_and_delays_the_program() {
     let mut f = flash(true);
-    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
-    f.submit(200_000, NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(ns(0), NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(ns(200_000), NandOp::read(2, 0, 0, 1, 4096));
     let d = drain(&mut f);
     let read = d.iter().find(|x| x.tag == 2).unwrap();
     let prog = d.iter().find(|x| x.tag == 1).unwrap();
-    assert!(read.end_ns < 300_000, "read waited for the program: {read:?}");
+    assert!(read.end_ns < ns(300_000), "read waited for the program: {read:?}");
     let t = f.timing();
-    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + ns(1_200_000);
     // The resume repeats the interrupted verify step: 1/32 of tPROG by default.
-    assert_eq!(t.resume_cost_prog_ns, 1_200_000 / 32);
+    assert_eq!(t.resume_cost_prog_ns, ns(1_200_000 / 32));
     assert_eq!(prog.end_ns, plain_end + T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns);
     assert_eq!(f.stats().suspends, 1);
 }
@@ -97,12 +98,12 @@ fn a_read_arriving_during_a_suspension_joins_it_without_counting() {
         tc.max_suspends_per_op = 1;
     });
     let t = *f.timing();
-    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
-    f.submit(200_000, NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(ns(0), NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(ns(200_000), NandOp::read(2, 0, 0, 1, 4096));
     // The first read's array runs from ~220 us to ~270 us: this one arrives inside it.
-    f.submit(230_000, NandOp::read(3, 0, 0, 1, 4096));
+    f.submit(ns(230_000), NandOp::read(3, 0, 0, 1, 4096));
     // After the die resumed: the program's one suspension is used up, so this one waits.
-    f.submit(600_000, NandOp::read(4, 0, 0, 1, 4096));
+    f.submit(ns(600_000), NandOp::read(4, 0, 0, 1, 4096));
     let d = drain(&mut f);
     let r = |tag| *d.iter().find(|x| x.tag == tag).unwrap();
     let prog = r(1);
@@ -110,7 +111,7 @@ fn a_read_arriving_during_a_suspension_joins_it_without_counting() {
     assert!(r(3).end_ns >= r(2).end_ns + T_R - X4K, "the joining read overlapped the first's array: {:?}", r(3));
     assert!(r(4).start_ns >= prog.end_ns, "a second suspension was taken: {:?}", r(4));
     // One suspend, one resume and one repeated step; the joining read adds only its array time.
-    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + ns(1_200_000);
     assert_eq!(prog.end_ns, plain_end + 2 * T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns);
 }
 
@@ -119,16 +120,16 @@ fn a_program_is_suspended_at_most_max_suspends_times() {
     let mut f = flash(true);
     let t = *f.timing();
     let max = t.max_suspends_per_op as u64;
-    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(ns(0), NandOp::program(1, 0, 4, 4 * 3 * 16384));
     // One read every 100 us, each after the previous one's suspension ended: without a bound
     // they would keep pushing the program's end out for as long as reads keep coming.
     let reads = max + 4;
     for i in 0..reads {
-        f.submit(200_000 + i * 100_000, NandOp::read(10 + i, 0, 0, 1, 4096));
+        f.submit(ns(200_000 + i * 100_000), NandOp::read(10 + i, 0, 0, 1, 4096));
     }
     let d = drain(&mut f);
     let prog = d.iter().find(|x| x.tag == 1).unwrap();
-    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + 1_200_000;
+    let plain_end = T_CMD + t.transfer_ns(4 * 3 * 16384) + ns(1_200_000);
     assert_eq!(f.stats().suspends, max);
     assert_eq!(prog.end_ns, plain_end + max * (T_R + 2 * t.t_suspend_ns + t.resume_cost_prog_ns));
     for r in d.iter().filter(|x| x.tag >= 10 + max) {
@@ -142,9 +143,9 @@ fn same_schedule_same_trace_hash() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut f = flash(false);
-        let mut now = 0;
+        let mut now = SimTime::ZERO;
         for i in 0..500 {
-            now += rng.gen_range(0..20_000);
+            now += ns(rng.gen_range(0..20_000));
             let die = rng.gen_range(0..2);
             let op = match rng.gen_range(0..10) {
                 0 => NandOp::erase(i, die, 4),
@@ -168,9 +169,9 @@ fn flash_aipr() -> Flash {
 #[test]
 fn independent_plane_reads_overlap_on_different_planes_and_serialize_on_one() {
     let mut f = flash_aipr();
-    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
-    f.submit(0, NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
-    f.submit(0, NandOp::read(3, 0, 0, 1, 4096).on_plane(1));
+    f.submit(ns(0), NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
+    f.submit(ns(0), NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
+    f.submit(ns(0), NandOp::read(3, 0, 0, 1, 4096).on_plane(1));
     let mut d = drain(&mut f);
     d.sort_by_key(|x| x.tag);
     // Plane 0 and plane 1 read at once: only the command cycles and the bus serialise them.
@@ -184,9 +185,9 @@ fn independent_plane_reads_overlap_on_different_planes_and_serialize_on_one() {
 #[test]
 fn independent_plane_reads_hold_off_die_wide_operations() {
     let mut f = flash_aipr();
-    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(2));
-    f.submit(0, NandOp::program(2, 0, 4, 4 * 3 * 16384));
-    f.submit(0, NandOp::read(3, 0, 0, 1, 4096).on_plane(3)); // host reads still go first
+    f.submit(ns(0), NandOp::read(1, 0, 0, 1, 4096).on_plane(2));
+    f.submit(ns(0), NandOp::program(2, 0, 4, 4 * 3 * 16384));
+    f.submit(ns(0), NandOp::read(3, 0, 0, 1, 4096).on_plane(3)); // host reads still go first
     let mut d = drain(&mut f);
     d.sort_by_key(|x| x.tag);
     let last_read_end = d[0].end_ns.max(d[2].end_ns);
@@ -198,8 +199,8 @@ fn independent_plane_reads_hold_off_die_wide_operations() {
 #[test]
 fn without_the_feature_plane_reads_serialize_as_before() {
     let mut f = flash(false);
-    f.submit(0, NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
-    f.submit(0, NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
+    f.submit(ns(0), NandOp::read(1, 0, 0, 1, 4096).on_plane(0));
+    f.submit(ns(0), NandOp::read(2, 0, 0, 1, 4096).on_plane(1));
     let d = drain(&mut f);
     assert_eq!(d[1].start_ns, d[0].end_ns);
 }
@@ -216,32 +217,32 @@ fn flash_with_suspend_gap(gap_us: f64) -> Flash {
 fn a_read_before_the_suspend_point_waits_for_it_not_for_the_program() {
     let mut f = flash_with_suspend_gap(300.0);
     let t = *f.timing();
-    f.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
+    f.submit(ns(0), NandOp::program(1, 0, 4, 4 * 3 * 16384));
     // Arrives 100 us into the program: the program suspends only at 300 us from its start.
-    f.submit(100_000, NandOp::read(2, 0, 0, 1, 4096));
+    f.submit(ns(100_000), NandOp::read(2, 0, 0, 1, 4096));
     // Arrives while the first read's suspension is under way: served in it, after that read.
-    f.submit(310_000, NandOp::read(3, 0, 0, 1, 4096));
+    f.submit(ns(310_000), NandOp::read(3, 0, 0, 1, 4096));
     // Arrives just after the program resumed: waits another 300 us of progress.
     let d0 = {
         let mut probe = flash_with_suspend_gap(300.0);
-        probe.submit(0, NandOp::program(1, 0, 4, 4 * 3 * 16384));
-        probe.submit(100_000, NandOp::read(2, 0, 0, 1, 4096));
-        probe.submit(310_000, NandOp::read(3, 0, 0, 1, 4096));
+        probe.submit(ns(0), NandOp::program(1, 0, 4, 4 * 3 * 16384));
+        probe.submit(ns(100_000), NandOp::read(2, 0, 0, 1, 4096));
+        probe.submit(ns(310_000), NandOp::read(3, 0, 0, 1, 4096));
         drain(&mut probe)
     };
     let second_end = d0.iter().find(|x| x.tag == 3).unwrap().end_ns;
-    f.submit(second_end + 1_000, NandOp::read(4, 0, 0, 1, 4096));
+    f.submit(second_end + ns(1_000), NandOp::read(4, 0, 0, 1, 4096));
     let d = drain(&mut f);
     let prog = d.iter().find(|x| x.tag == 1).unwrap();
     let r = |tag| *d.iter().find(|x| x.tag == tag).unwrap();
-    let suspend_at = prog.start_ns + 300_000;
+    let suspend_at = prog.start_ns + ns(300_000);
     assert!(r(2).end_ns >= suspend_at + t.t_suspend_ns + T_R, "read 2 before the suspend point: {:?}", r(2));
-    assert!(r(2).end_ns < suspend_at + t.t_suspend_ns + T_R + 10_000, "read 2 waited past the point: {:?}", r(2));
+    assert!(r(2).end_ns < suspend_at + t.t_suspend_ns + T_R + ns(10_000), "read 2 waited past the point: {:?}", r(2));
     assert!(r(3).end_ns >= r(2).end_ns + T_R - X4K, "read 3 overlapped read 2's array: {:?}", r(3));
     assert!(r(3).end_ns < prog.end_ns, "read 3 waited for the program");
     // Read 4 comes right after the resume: the next suspend point is 300 us of progress later.
     let resume = r(3).end_ns - X4K + t.t_suspend_ns;
-    assert!(r(4).end_ns >= resume + 300_000 + T_R, "read 4 suspended too soon: {:?}", r(4));
+    assert!(r(4).end_ns >= resume + ns(300_000) + T_R, "read 4 suspended too soon: {:?}", r(4));
     assert!(r(4).end_ns < prog.end_ns, "read 4 waited for the program");
     assert_eq!(f.stats().suspends, 3);
 }

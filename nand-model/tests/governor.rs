@@ -14,9 +14,10 @@ use std::collections::HashMap;
 
 const BASELINE_W: f64 = 2.0;
 /// Upper bound on the wait between admission and command start on a channel.
-const LAG_NS: u64 = NS_PER_MS;
+const LAG_NS: u64 = NS_PER_MS.ns();
 
 mod common;
+use common::ns;
 
 fn flash(suspend: bool) -> Flash {
     flash_with(suspend, false)
@@ -27,7 +28,7 @@ fn flash_with(suspend: bool, independent_plane_reads: bool) -> Flash {
     common::flash(2, 4, suspend, independent_plane_reads)
 }
 
-fn governor(cap_w: Option<f64>, peak_ratio: f64, window_ns: u64) -> Governor {
+fn governor(cap_w: Option<f64>, peak_ratio: f64, window_ns: SimTime) -> Governor {
     let cfg = GovernorConfig { cap_w, peak_ratio, window_ns, ..GovernorConfig::meter(BASELINE_W, NS_PER_MS) };
     Governor::new(cfg, 8).unwrap()
 }
@@ -47,16 +48,16 @@ fn op_of(tag: u64, s: &Step) -> NandOp {
 
 /// Runs `steps` and returns the completions in order.
 fn run(f: &mut Flash, steps: &[Step]) -> Vec<NandDone> {
-    let mut now = 0;
+    let mut now = SimTime::ZERO;
     let mut out = Vec::new();
     for (i, s) in steps.iter().enumerate() {
-        now += s.0;
+        now += ns(s.0);
         while let Some(d) = f.advance_until(now) {
             out.push(d);
         }
         f.submit(now, op_of(i as u64, s));
     }
-    out.extend(std::iter::from_fn(|| f.advance_until(u64::MAX)));
+    out.extend(std::iter::from_fn(|| f.advance_until(SimTime::MAX)));
     out
 }
 
@@ -99,9 +100,9 @@ proptest! {
         aipr in any::<bool>(),
     ) {
         let cap = BASELINE_W + budget_w;
-        let window_ns = window_ms * NS_PER_MS;
+        let window_ns = window_ms * NS_PER_MS.ns();
         let mut f = flash_with(suspend, aipr);
-        f.set_governor(Some(governor(Some(cap), peak_ratio, window_ns)));
+        f.set_governor(Some(governor(Some(cap), peak_ratio, ns(window_ns))));
         let done = run(&mut f, &steps);
         // Nothing lost or duplicated.
         let mut tags: Vec<u64> = done.iter().map(|d| d.tag).collect();
@@ -112,7 +113,7 @@ proptest! {
             .iter()
             .map(|d| {
                 let (e, p) = cost(&f, &ops[&d.tag]);
-                (d.start_ns, d.end_ns, e, p)
+                (d.start_ns.ns(), d.end_ns.ns(), e, p)
             })
             .collect();
         let credit = cap * peak_ratio - BASELINE_W;
@@ -191,17 +192,17 @@ fn a_tight_cap_delays_but_completes_everything() {
     let mut f = flash(false);
     f.set_governor(Some(governor(Some(BASELINE_W + 0.7), 1.0, 10 * NS_PER_MS)));
     for die in 0..8 {
-        f.submit(0, NandOp::program(die as u64, die, 4, 3 * 4 * 16384));
+        f.submit(ns(0), NandOp::program(die as u64, die, 4, 3 * 4 * 16384));
     }
-    let done: Vec<NandDone> = std::iter::from_fn(|| f.advance_until(u64::MAX)).collect();
+    let done: Vec<NandDone> = std::iter::from_fn(|| f.advance_until(SimTime::MAX)).collect();
     assert_eq!(done.len(), 8);
-    let mut starts: Vec<(u64, u64)> = done.iter().map(|d| (d.tag, d.start_ns)).collect();
+    let mut starts: Vec<(u64, SimTime)> = done.iter().map(|d| (d.tag, d.start_ns)).collect();
     starts.sort_unstable();
     assert!(starts.windows(2).all(|w| w[0].1 <= w[1].1), "admitted in arrival order: {starts:?}");
-    assert!(starts[7].1 >= 3 * 1_200_000, "the last pair waited for three earlier pairs: {starts:?}");
+    assert!(starts[7].1 >= ns(3 * 1_200_000), "the last pair waited for three earlier pairs: {starts:?}");
     let g = f.governor().unwrap();
     assert_eq!(g.stats().held_ops, 6);
-    assert!(g.throttled_total(done.last().unwrap().end_ns) > 0);
+    assert!(g.throttled_total(done.last().unwrap().end_ns) > SimTime::ZERO);
 }
 
 #[test]
@@ -210,13 +211,13 @@ fn a_host_read_goes_before_a_program_the_governor_holds() {
     // then starts at once (the held program goes back to its queue) instead of waiting ~1.2 ms.
     let mut f = flash(false);
     f.set_governor(Some(governor(Some(BASELINE_W + 0.5), 1.0, 10 * NS_PER_MS)));
-    f.submit(0, NandOp::program(0, 0, 4, 3 * 4 * 16384));
-    f.submit(0, NandOp::program(1, 1, 4, 3 * 4 * 16384));
-    f.submit(1_000, NandOp::read(2, 1, 0, 1, 4096));
-    let done: Vec<NandDone> = std::iter::from_fn(|| f.advance_until(u64::MAX)).collect();
+    f.submit(ns(0), NandOp::program(0, 0, 4, 3 * 4 * 16384));
+    f.submit(ns(0), NandOp::program(1, 1, 4, 3 * 4 * 16384));
+    f.submit(ns(1_000), NandOp::read(2, 1, 0, 1, 4096));
+    let done: Vec<NandDone> = std::iter::from_fn(|| f.advance_until(SimTime::MAX)).collect();
     assert_eq!(done.len(), 3, "nothing lost");
     let read = done.iter().find(|d| d.tag == 2).unwrap();
     let held = done.iter().find(|d| d.tag == 1).unwrap();
-    assert!(read.end_ns < 200_000, "read waited behind the held program: {read:?}");
+    assert!(read.end_ns < ns(200_000), "read waited behind the held program: {read:?}");
     assert!(held.start_ns >= read.end_ns, "the held program runs after the read: {done:?}");
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use nand_model::cast::{sat_u32, sat_u64};
+use nand_model::time::NS_PER_S;
 
 impl DeviceOptions {
     /// The user capacity at full scale these options give `p`, bytes.
@@ -68,11 +69,13 @@ impl SimSsd {
             blocks,
         };
         let mut timing = p.timing;
-        timing.t_bers_ns = sat_u64((timing.t_bers_ns as f64 * scaled_erase_fraction(&p.geometry, &geo)).round());
+        timing.t_bers_ns = SimTime::from_ns(sat_u64(
+            (timing.t_bers_ns.ns() as f64 * scaled_erase_fraction(&p.geometry, &geo)).round(),
+        ));
         let mut flash = Flash::new(geo, timing, p.energy);
         if opts.power_cap_w.is_some() || opts.power_meter_interval_ns.is_some() {
             let standby_w = p.energy.standby_w * geo.dies() as f64;
-            let interval_ns = opts.power_meter_interval_ns.unwrap_or(1_000_000_000);
+            let interval_ns = opts.power_meter_interval_ns.unwrap_or(NS_PER_S);
             let gc = prof.power.governor_config(opts.power_cap_w, standby_w, interval_ns);
             flash.set_governor(Some(nand_model::Governor::new(gc, geo.dies())?));
         }
@@ -85,7 +88,7 @@ impl SimSsd {
             capacity,
             lb_bytes: prof.host.logical_block_bytes,
             mu_bytes: mu,
-            now: 0,
+            now: SimTime::ZERO,
             events: DevEvents::new(),
             cmds: Vec::new(),
             free_cmds: Vec::new(),
@@ -94,13 +97,15 @@ impl SimSsd {
             buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
             buffer_used_mus: 0,
             buffer_gc_mus: 0,
-            ctrl_ns_per_cmd: sat_u64((1e6 / ctrl.cmd_limit_kiops).round()),
+            ctrl_ns_per_cmd: SimTime::from_ns(sat_u64((1e6 / ctrl.cmd_limit_kiops).round())),
             ctrl_ps_per_write_byte: ctrl.write_bandwidth_mbps.map_or(0, |bw| sat_u64((1e6 / bw).round())),
-            ctrl_ns_per_write: sat_u64((1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round()),
-            ctrl_free: 0,
+            ctrl_ns_per_write: SimTime::from_ns(sat_u64(
+                (1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round(),
+            )),
+            ctrl_free: SimTime::ZERO,
             pcie: TransferTimer::new(sat_u64(prof.host.pcie_bytes_per_s())),
-            pcie_in_free: 0,
-            pcie_out_free: 0,
+            pcie_in_free: SimTime::ZERO,
+            pcie_out_free: SimTime::ZERO,
             read_overhead_ns: us_to_ns(ctrl.read_overhead_us),
             write_ack_ns: us_to_ns(ctrl.write_ack_us),
             pus: Vec::new(),

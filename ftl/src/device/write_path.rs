@@ -61,8 +61,8 @@ impl SimSsd {
     pub(super) fn set_stall(&mut self, s: Stall) {
         match (self.stall, s) {
             (Stall::Buffer(_), Stall::Buffer(_)) | (Stall::Space(_), Stall::Space(_)) => return,
-            (Stall::Buffer(t), _) => self.counters.buffer_stall_ns += self.now - t,
-            (Stall::Space(t), _) => self.counters.gc_stall_ns += self.now - t,
+            (Stall::Buffer(t), _) => self.counters.buffer_stall_ns += (self.now - t).ns(),
+            (Stall::Space(t), _) => self.counters.gc_stall_ns += (self.now - t).ns(),
             (Stall::None, _) => {}
         }
         self.stall = s;

@@ -61,7 +61,9 @@ pub fn draw(rng: &mut ChaCha8Rng) -> DriveDraw {
         plp: Some(rng.gen_bool(0.6)),
         track_sequence: rng.gen_bool(0.8),
         power_cap_w: rng.gen_bool(0.3).then(|| rng.gen_range(1.7..8.0)),
-        power_meter_interval_ns: rng.gen_bool(0.2).then(|| rng.gen_range(100_000..2_000_000)),
+        power_meter_interval_ns: rng
+            .gen_bool(0.2)
+            .then(|| nand_model::SimTime::from_ns(rng.gen_range(100_000..2_000_000))),
         ..Default::default()
     };
     DriveDraw { profile: p, opts }

@@ -26,6 +26,7 @@ use ftl::device::{HostOp, SimSsd};
 use ftl::Lpn;
 use model::{Model, Want};
 use nand_model::rng::{RngStreams, StreamId};
+use nand_model::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -36,7 +37,7 @@ struct Outcome {
     counters: String,
     trace_hash: u64,
     completions_hash: u64,
-    end_ns: u64,
+    end_ns: SimTime,
     cuts: u32,
     commands: u64,
     gc_victims: u64,
@@ -48,7 +49,7 @@ struct Cmd {
     len: u32,
     first: u32,
     units: u32,
-    submit_ns: u64,
+    submit_ns: SimTime,
 }
 
 struct Run {
@@ -59,7 +60,7 @@ struct Run {
     tag: u64,
     mu: u64,
     cap: u64,
-    last_ns: u64,
+    last_ns: SimTime,
     hash: u64,
     completed: u64,
     check_every: u64,
@@ -107,7 +108,7 @@ impl Run {
             return Err(format!("time went back: {c:?} after {} (now {})", self.last_ns, self.d.now()));
         }
         self.last_ns = c.complete_ns;
-        self.hash = fnv(fnv(self.hash, c.tag), c.complete_ns);
+        self.hash = fnv(fnv(self.hash, c.tag), c.complete_ns.ns());
         self.m.mark(cmd.first, cmd.units, -1);
         let core = &self.d.core;
         for lpn in cmd.first..cmd.first + cmd.units {
@@ -180,7 +181,7 @@ impl Run {
             }
             if let Some((at, after_ns)) = ph.cut {
                 if done == at {
-                    let deadline = self.d.now() + after_ns;
+                    let deadline = self.d.now() + SimTime::from_ns(after_ns);
                     while let Some(c) = self.d.next_completion(Some(deadline)) {
                         self.complete(c)?;
                     }
@@ -217,7 +218,7 @@ fn run_seed(seed: u64) -> Result<Outcome, String> {
         tag: 0,
         mu,
         cap,
-        last_ns: 0,
+        last_ns: SimTime::ZERO,
         hash: 0,
         completed: 0,
         check_every,

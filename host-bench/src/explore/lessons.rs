@@ -224,7 +224,7 @@ pub fn run_spec(
     if let (Some(at), None) = (spec.power_cut_at_ns.filter(|_| spec.power_cut), &mid_run) {
         notes.push(format!(
             "the job ended at {:.3} ms, before the power cut planned at {:.3} ms: cut at the end",
-            s.target.ssd.now() as f64 / 1e6,
+            s.target.ssd.now().ns() as f64 / 1e6,
             at as f64 / 1e6
         ));
     }
@@ -242,7 +242,7 @@ pub fn run_spec(
         };
         notes.push(format!(
             "power cut at {:.3} ms: {} host units in the write buffer, {} flushed by PLP (padding {}), {} units placed but never programmed (lost), {} commands dropped, {} blocks truncated, {} erased at boot, {} LPNs mapped after the rebuild",
-            rep.at_ns as f64 / 1e6,
+            rep.at_ns.ns() as f64 / 1e6,
             rep.buffered_host_mus,
             rep.flushed_mus,
             rep.pad_mus,

@@ -54,7 +54,7 @@ pub fn meta_of(s: &SimSession) -> model::DriveMeta {
         host_reserve_blocks: ssd.core.cfg.host_reserve_blocks,
         power_cap_w: s.power_cap_w,
         scale_divisor: s.scale_divisor,
-        t_cmd_ns: ssd.flash().timing().t_cmd_ns,
+        t_cmd_ns: ssd.flash().timing().t_cmd_ns.ns(),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::model::DieTimeline;
 use ftl::device::SimSsd;
-use nand_model::{Governor, OpEvent, OpKind};
+use nand_model::{Governor, OpEvent, OpKind, SimTime};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -77,15 +77,15 @@ impl DieRecorder {
                     let gc = r.background || r.kind == OpKind::Erase;
                     let plane = (r.kind == OpKind::Read && r.planes == 1).then_some(r.plane);
                     let code = op_code(r.kind, gc, r.in_suspension, plane);
-                    self.ops[r.die as usize].extend_from_slice(&[code, r.start, r.end, r.xfer_ns]);
+                    self.ops[r.die as usize].extend_from_slice(&[code, r.start.ns(), r.end.ns(), r.xfer_ns.ns()]);
                 }
                 OpEvent::Suspend { die, op_start, from, to } => {
                     let ops = &mut self.ops[die as usize];
                     // The suspended op: the latest program or erase of the die with that start.
-                    if let Some(rec) = ops.chunks_mut(4).rev().find(|o| o[1] == op_start && o[0] & 3 != 0) {
-                        rec[2] += to - from;
+                    if let Some(rec) = ops.chunks_mut(4).rev().find(|o| o[1] == op_start.ns() && o[0] & 3 != 0) {
+                        rec[2] += (to - from).ns();
                     }
-                    self.suspends[die as usize].extend_from_slice(&[from, to]);
+                    self.suspends[die as usize].extend_from_slice(&[from.ns(), to.ns()]);
                 }
             }
         }
@@ -103,9 +103,9 @@ impl DieRecorder {
     #[inline(never)]
     #[allow(clippy::cast_possible_truncation)] // die numbers are u32
     fn sample_held_capped(&mut self, ssd: &SimSsd) {
-        let now = ssd.now();
+        let now = ssd.now().ns();
         for d in 0..self.dies {
-            if let Some(since) = ssd.flash().die_activity(d as u32).held_since {
+            if let Some(since) = ssd.flash().die_activity(d as u32).held_since.map(SimTime::ns) {
                 let h = &mut self.held[d];
                 let n = h.len();
                 if n >= 2 && h[n - 2] == since {

@@ -179,7 +179,7 @@ impl Recorder {
 
     /// Power is cut now: the die timeline ends the operations under way here.
     pub fn power_cut_now(&mut self, ssd: &mut SimSsd) {
-        let now = ssd.now();
+        let now = ssd.now().ns();
         self.dies.cut(ssd, now);
     }
 
@@ -277,7 +277,7 @@ impl Recorder {
             w.dropped += 1;
             return;
         }
-        let now = ssd.now();
+        let now = ssd.now().ns();
         w.dt_ns.push(now - self.last_write_ns);
         self.last_write_ns = now;
         w.n.push(self.wdirty.len() as u32);
@@ -309,7 +309,7 @@ impl Recorder {
         let c = ssd.counters();
         let idx = self.frames.t_ns.len() as u32;
         let f = &mut self.frames;
-        f.t_ns.push(ssd.now());
+        f.t_ns.push(ssd.now().ns());
         f.calls.push(self.calls);
         f.host_writes.push(c.host_writes);
         f.host_reads.push(c.host_reads);
@@ -322,7 +322,7 @@ impl Recorder {
         f.free_blocks.push(c.free_blocks);
         f.gc_stall_ns.push(c.gc_stall_ns);
         f.energy_j.push(c.energy_j);
-        f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now())));
+        f.throttled_ns.push(ssd.flash().governor().map_or(0, |g| g.throttled_total(ssd.now()).ns()));
         f.completions.push(self.since);
         f.fine.push(false);
         f.writes.push(self.writes.n.len() as u32);
@@ -363,7 +363,7 @@ impl Recorder {
 
     /// The recording, with a last frame at the end of the run.
     pub fn finish(mut self, ssd: &mut SimSsd, label: impl Into<String>, notes: Vec<String>) -> Recording {
-        if self.frames.t_ns.last() != Some(&ssd.now()) || self.since > 0 {
+        if self.frames.t_ns.last() != Some(&ssd.now().ns()) || self.since > 0 {
             self.frame(ssd);
         }
         let mut frames = self.frames;
@@ -454,7 +454,7 @@ impl Device for Observed<'_> {
             None => self.target.wait(deadline_ns)?,
         };
         if let (Some(at), None) = (cut_at, r) {
-            if self.target.ssd.now() >= at {
+            if self.target.ssd.now().ns() >= at {
                 return self.cut_power(deadline_ns.is_some()).map(|_| None);
             }
         }

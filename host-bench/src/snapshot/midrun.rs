@@ -86,7 +86,7 @@ impl SimSession {
     ) -> Result<RunOutcome, RunError> {
         let mut opts = self.run_options(stop, progress);
         self.runs = self.runs.saturating_add(1);
-        let at = self.target.ssd.now().saturating_add(pause_at_ns);
+        let at = self.target.ssd.now().ns().saturating_add(pause_at_ns);
         run_or_pause(job, &mut self.target, &mut opts, Some(at), None)
     }
 

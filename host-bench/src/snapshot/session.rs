@@ -35,7 +35,7 @@ impl SimSession {
             power_state: self.cfg.power_state,
             power_cap_w: self.power_cap_w,
             position: self.position,
-            sim_time_ns: ssd.now(),
+            sim_time_ns: ssd.now().ns(),
             host_write_bytes: c.host_write_bytes,
             drive_writes: c.host_write_bytes as f64 / ssd.capacity().user_bytes_sim.max(1) as f64,
             made_by,

@@ -136,11 +136,11 @@ mod tests {
     fn logs_each_booked_op_with_the_times_its_completion_reports() {
         let mut f = flash(false);
         f.set_op_log(Some(u32::MAX));
-        f.submit(0, NandOp::program(1, 0, 1, 16384));
-        f.submit(0, NandOp::read(2, 0, 0, 1, 4096));
-        f.submit(0, NandOp::erase(3, 1, 1));
+        f.submit(SimTime::ZERO, NandOp::program(1, 0, 1, 16384));
+        f.submit(SimTime::ZERO, NandOp::read(2, 0, 0, 1, 4096));
+        f.submit(SimTime::ZERO, NandOp::erase(3, 1, 1));
         let mut done = Vec::new();
-        while let Some(d) = f.advance_until(u64::MAX) {
+        while let Some(d) = f.advance_until(SimTime::MAX) {
             done.push(d);
         }
         let log = f.take_op_log();
@@ -165,11 +165,11 @@ mod tests {
     fn a_suspension_moves_the_logged_op_end_by_its_length() {
         let mut f = flash(true);
         f.set_op_log(Some(1));
-        f.submit(0, NandOp::program(1, 0, 1, 16384));
-        f.submit(100_000, NandOp::read(2, 0, 0, 1, 4096));
-        f.submit(0, NandOp::erase(3, 1, 1)); // die 1: not logged
-        let mut prog_end = 0;
-        while let Some(d) = f.advance_until(u64::MAX) {
+        f.submit(SimTime::ZERO, NandOp::program(1, 0, 1, 16384));
+        f.submit(SimTime::from_ns(100_000), NandOp::read(2, 0, 0, 1, 4096));
+        f.submit(SimTime::ZERO, NandOp::erase(3, 1, 1)); // die 1: not logged
+        let mut prog_end = SimTime::ZERO;
+        while let Some(d) = f.advance_until(SimTime::MAX) {
             if d.kind == OpKind::Program {
                 prog_end = d.end_ns;
             }

@@ -82,7 +82,7 @@ impl Flash {
             r.suspends += u32::from(!suspended_now);
             if let Some(l) = self.oplog.as_deref_mut() {
                 // The pause as the program sees it: suspend, the read, resume and the repeated step.
-                let repeat = if suspended_now { 0 } else { resume_cost };
+                let repeat = if suspended_now { SimTime::ZERO } else { resume_cost };
                 l.suspended(
                     op.die,
                     r.start,

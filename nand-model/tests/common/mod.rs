@@ -31,3 +31,9 @@ fn flash_with(channels: u32, dies_per_channel: u32, edit: impl FnOnce(&mut Timin
     let t = tc.validate(&geo).unwrap();
     Flash::new(geo, t, EnergyConfig::default().validate().unwrap())
 }
+
+/// `v` ns as a [`SimTime`] (test literals).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub const fn ns(v: u64) -> SimTime {
+    SimTime::from_ns(v)
+}
