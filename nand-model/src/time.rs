@@ -41,8 +41,8 @@ impl SimTime {
 
 // Ordering by hand rather than derived: every method forwards to `u64`'s, so `<`, `max` and
 // `min` compile to the one compare and select they were on the bare `u64`. The derived impls go
-// through `partial_cmp`/`cmp` and an `Ordering`, which the simulator's hot path measurably paid
-// for (cachegrind, `ssdlab bench`).
+// through `partial_cmp`/`cmp` and an `Ordering`, which the simulator's hot path paid for: +0.4%
+// instructions on `ssdlab bench --segments 1 --drive-writes 0.3` (cachegrind).
 impl PartialOrd for SimTime {
     #[inline(always)]
     fn partial_cmp(&self, other: &SimTime) -> Option<Ordering> {
