@@ -65,24 +65,21 @@ impl Flash {
         let d = &mut self.dies[op.die as usize];
         let joined_until = d.suspended_reads_until;
         d.suspended_reads_until = array_start + array_ns;
-        let resume_cost = match run.op.kind {
-            OpKind::Erase => t.resume_cost_erase_ns,
-            _ => t.resume_cost_prog_ns,
-        };
         // A new suspension costs the op the read's array time, a suspend, a resume and the
         // verify step the resume repeats; a read joining a suspension under way extends it to
         // its own array end and no more (the die resumes once, after the last read).
-        let delay = if suspended_now {
-            d.suspended_reads_until - joined_until
-        } else {
-            array_ns + 2 * t.t_suspend_ns + resume_cost
+        let repeat = match (suspended_now, run.op.kind) {
+            (true, _) => SimTime::ZERO,
+            (false, OpKind::Erase) => t.resume_cost_erase_ns,
+            (false, _) => t.resume_cost_prog_ns,
         };
+        let delay =
+            if suspended_now { d.suspended_reads_until - joined_until } else { array_ns + 2 * t.t_suspend_ns + repeat };
         if let Some(r) = d.running.as_mut() {
             r.end += delay;
             r.suspends += u32::from(!suspended_now);
             if let Some(l) = self.oplog.as_deref_mut() {
                 // The pause as the program sees it: suspend, the read, resume and the repeated step.
-                let repeat = if suspended_now { SimTime::ZERO } else { resume_cost };
                 l.suspended(
                     op.die,
                     r.start,
