@@ -335,6 +335,13 @@ impl SimSsd {
         self.plp
     }
 
+    /// The write buffer now: bytes held (host data not yet programmed and relocated data) and
+    /// its capacity.
+    pub fn write_buffer_fill(&self) -> (u64, u64) {
+        let mu = self.mu_bytes as u64;
+        ((self.buffer_used_mus + self.buffer_gc_mus) * mu, self.buffer_cap_mus * mu)
+    }
+
     /// Cumulative counters up to now.
     pub fn counters(&self) -> Counters {
         let mut c = self.counters;

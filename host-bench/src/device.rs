@@ -61,6 +61,16 @@ pub struct DeviceInfo {
     pub name: String,
 }
 
+/// A device's write buffer at one instant (see [`Device::write_buffer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteBufferState {
+    /// Bytes the buffer holds.
+    pub used_bytes: u64,
+    pub capacity_bytes: u64,
+    /// Time host writes have waited for buffer space since power-on, ns (a cumulative count).
+    pub host_waited_ns: u64,
+}
+
 /// The host process's CPU time and scheduling counts, cumulative since it started: what fio
 /// reports per job as `usr_cpu`, `sys_cpu`, `ctx`, `majf` and `minf`.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -148,6 +158,13 @@ pub trait Device {
     /// full-size drive spends a negligible share of a phase on such a fixed-size transient, a
     /// phase shortened by the scale factor would spend that factor times more. No-op by default.
     fn settle(&mut self) {}
+
+    /// The write buffer's state, for devices whose buffer the runner can see (the simulator):
+    /// scaled runs warm a time-based group up until it stops filling (see `runner::warmup`).
+    /// `None` by default.
+    fn write_buffer(&self) -> Option<WriteBufferState> {
+        None
+    }
 
     /// Reporting hint: the group starting now reports the device's state now, at each
     /// `origin + k * interval_ns` of `origins_ns` (its time-series boundaries) and at each

@@ -48,6 +48,10 @@ pub struct DriveStats {
     pub iops_cov_pct: Option<f64>,
     pub steady_state: Option<SteadyStateStats>,
     pub span_s: f64,
+    /// The unmeasured warm-up before the job's group (scaled time-based groups; none of it is
+    /// in these figures); `None` for the run-wide object and for groups that had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<crate::runner::Warmup>,
     pub limits: LimitShares,
     pub binding_limit: Limit,
 }

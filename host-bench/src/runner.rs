@@ -26,6 +26,7 @@ mod position;
 mod rate;
 mod results;
 mod setup;
+mod warmup;
 use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
@@ -34,6 +35,7 @@ pub use pause::{group_count, pausable, run_or_pause, PausedRun, RunOutcome};
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
 use setup::{new_instance, new_slot, RampStats};
+pub use warmup::{Warmup, WarmupEnd};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -203,6 +205,8 @@ pub struct JobResult {
     /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
     /// thread, so each gets the group's usage in proportion to its I/Os.
     pub host_usage: Option<HostUsage>,
+    /// The unmeasured warm-up its group ran first (scaled time-based groups; `runner::warmup`).
+    pub warmup: Option<Warmup>,
 }
 
 impl JobResult {

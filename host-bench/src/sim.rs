@@ -242,6 +242,15 @@ impl Device for SimTarget {
     }
 
     /// Runs the drive until its buffered programs (and any GC they trigger) are done.
+    fn write_buffer(&self) -> Option<crate::device::WriteBufferState> {
+        let (used_bytes, capacity_bytes) = self.ssd.write_buffer_fill();
+        Some(crate::device::WriteBufferState {
+            used_bytes,
+            capacity_bytes,
+            host_waited_ns: self.ssd.counters().buffer_stall_ns,
+        })
+    }
+
     fn settle(&mut self) {
         if self.ssd.outstanding() == 0 {
             self.ssd.next_completion(None);

@@ -465,6 +465,7 @@ impl SimSession {
             iops_cov_pct,
             steady_state,
             span_s: secs,
+            warmup: job.and_then(|j| j.warmup),
             limits,
             binding_limit: limits.binding(),
         }

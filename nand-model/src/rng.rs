@@ -24,6 +24,9 @@ pub enum StreamId {
     CalibrationRow = 6,
     /// Master seeds of repeated runs (`predict --seeds N`; index: the repeat, 0..N).
     Repeat = 7,
+    /// Master seeds of the unmeasured warm-up before a scaled time-based job group (index: the
+    /// group's number in the run), so the measured jobs do not replay the warm-up's offsets.
+    Warmup = 8,
     /// The runner's rate schedule (`rate_process=poisson` arrivals) of each job instance (index
     /// as for [`StreamId::Host`]); stream 1 << 62, as the runner numbered it before it was named.
     HostRate = 0x4000,

@@ -79,7 +79,13 @@ pub fn run_or_pause<D: Device + ?Sized>(
                 if opts.time_scale < 1.0 {
                     dev.settle();
                 }
+                let warm = warmup::warm_up(file, members, g, groups.len(), &info, dev, opts)?;
+                if stop_requested(opts) {
+                    interrupted = true;
+                    break;
+                }
                 let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), start_ns, opts)?;
+                group.slots.iter_mut().for_each(|s| s.result.warmup = warm);
                 group.start(dev, opts)?;
                 group
             }

@@ -46,6 +46,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),
             verify: Default::default(),
             host_usage: None,
+            warmup: None,
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,

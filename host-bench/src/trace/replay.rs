@@ -358,6 +358,7 @@ pub fn replay(
         iodepth_levels: acc.levels,
         steady_state: None,
         host_usage: None,
+        warmup: None,
     };
     let result = RunResult {
         file: opts.name.clone(),
