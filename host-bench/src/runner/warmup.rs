@@ -21,7 +21,7 @@ const CHECK_NS: u64 = 100_000_000;
 /// by a few program units either way and stops the warm-up at its first step down; at 1/64 of
 /// the slack (4 MiB) the PTS-E 128 KiB 95/5 cell of generic-qlc at 1/256, whose buffer fills at
 /// ~2-4 MiB per look, was taken for steady after 0.2 device s (14,594 IOPS against 12,539 once
-/// filled; 100/0: 13,249).
+/// filled; 100/0: 13,249; measured before command cycles stopped waiting for transfers).
 const GROWTH_SLACK_DIVISOR: u64 = 1024;
 /// Longest warm-up, as a share of the group's longest full-scale runtime: a buffer that takes
 /// longer than this to fill on the full-size drive is part of what the phase measures.

@@ -56,7 +56,8 @@ impl Flash {
         let array_ns = t.read_array_ns(op.page_type as u32, planes);
         let xfer = t.transfer_ns(op.bytes);
         let array_start = (suspend_at + t.t_suspend_ns).max(d.suspended_reads_until);
-        let cmd = self.channels[ch].reserve(now, array_start.saturating_sub(t.t_cmd_ns).max(now), t.t_cmd_ns);
+        // Its command goes out just before the array starts, waiting for no transfer (flash.rs).
+        let cmd = array_start.saturating_sub(t.t_cmd_ns).max(now);
         let array_start = array_start.max(cmd + t.t_cmd_ns);
         let x = self.channels[ch].reserve(now, array_start + array_ns, xfer);
         let end = x + xfer;
