@@ -43,7 +43,7 @@ pub enum WarmupEnd {
     BufferFull,
     /// The buffer grew by less than the slack in one look.
     Steady,
-    /// [`MAX_SHARE`] of the runtime passed first.
+    /// 10% of the group's longest full-scale runtime (in device time) passed first.
     Limit,
     /// A stop was requested (the run is being interrupted).
     Stopped,
