@@ -8,19 +8,10 @@
 use host_bench::job::{self, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};
 
+mod common;
+
+/// After the common preconditioning: 60 s of reads alone, then 60 s of the same beside writes.
 const READS_ALONE_THEN_WITH_WRITES: &str = "\
-[global]
-bs=128k
-iodepth=32
-[fill]
-rw=write
-loops=2
-[scatter]
-stonewall
-rw=randwrite
-bs=4k
-numjobs=4
-io_size=25%
 [alone]
 stonewall
 rw=randread
@@ -50,7 +41,8 @@ fn reads_are_not_faster_with_writes_beside_them() {
     let mut cfg = SimConfig::new("intel-d5-p4420", 1);
     cfg.scale_divisor = Some(256);
     let mut session = SimSession::new(cfg).unwrap();
-    let file = job::parse_str(READS_ALONE_THEN_WITH_WRITES, "interference.fio", &ParseOptions::default()).unwrap();
+    let text = format!("{}{READS_ALONE_THEN_WITH_WRITES}", common::FILLED_THEN_QUARTER_SCATTERED);
+    let file = job::parse_str(&text, "interference.fio", &ParseOptions::default()).unwrap();
     let result = session.run(&file, None, None).unwrap();
     let read_iops = |name: &str| {
         let j = result.jobs.iter().find(|j| j.name == name).unwrap();

@@ -8,6 +8,8 @@
 use host_bench::job::{self, ParseOptions};
 use host_bench::simrun::{SimConfig, SimSession};
 
+mod common;
+
 const FILL_THEN_QD1_READ: &str = "\
 [fill]
 rw=write
@@ -49,21 +51,9 @@ fn a_capped_qd1_read_after_a_fill_agrees_across_scales() {
     assert!(capped_256 >= 0.95 * free_256, "capped {capped_256:.0} < 0.95 x uncapped {free_256:.0}");
 }
 
-/// Random 128 KiB reads, then the same with 5% writes, on a drive filled twice and a quarter
-/// overwritten at random (PTS-E's 128 KiB 100/0 and 95/5 cells, one round).
+/// Random 128 KiB reads, then the same with 5% writes, after the common preconditioning
+/// (PTS-E's 128 KiB 100/0 and 95/5 cells, one round).
 const READS_THEN_FEW_WRITES: &str = "\
-[global]
-bs=128k
-iodepth=32
-[fill]
-rw=write
-loops=2
-[scatter]
-stonewall
-rw=randwrite
-bs=4k
-numjobs=4
-io_size=25%
 [reads]
 stonewall
 rw=randread
@@ -105,8 +95,9 @@ fn a_read_mostly_mix_pays_for_its_writes_at_any_scale() {
     // in the empty buffer: 95/5 14,514 against 13,454.
     // Checked at the default scale (1/128) and twice the size. (At 1/256 and below, filling the
     // full-size buffer spends the small drive's free blocks first: docs/scale.md.)
-    let (reads_128, mix_128, warm_128) = last_two_iops(READS_THEN_FEW_WRITES, 128);
-    let (reads_64, mix_64, _) = last_two_iops(READS_THEN_FEW_WRITES, 64);
+    let text = format!("{}{READS_THEN_FEW_WRITES}", common::FILLED_THEN_QUARTER_SCATTERED);
+    let (reads_128, mix_128, warm_128) = last_two_iops(&text, 128);
+    let (reads_64, mix_64, _) = last_two_iops(&text, 64);
     eprintln!("128 KiB 100/0 then 95/5: 1/128 {reads_128:.0} / {mix_128:.0}, 1/64 {reads_64:.0} / {mix_64:.0}");
     let warm = warm_128.unwrap();
     assert_eq!(warm.end, host_bench::runner::WarmupEnd::BufferFull, "{warm:?}");
