@@ -241,7 +241,6 @@ impl Device for SimTarget {
         self.ssd.hint_next_offset(offset_bytes);
     }
 
-    /// Runs the drive until its buffered programs (and any GC they trigger) are done.
     fn write_buffer(&self) -> Option<crate::device::WriteBufferState> {
         let (used_bytes, capacity_bytes) = self.ssd.write_buffer_fill();
         Some(crate::device::WriteBufferState {
@@ -251,6 +250,7 @@ impl Device for SimTarget {
         })
     }
 
+    /// Runs the drive until its buffered programs (and any GC they trigger) are done.
     fn settle(&mut self) {
         if self.ssd.outstanding() == 0 {
             self.ssd.next_completion(None);
