@@ -10,7 +10,7 @@ use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
 use crate::job::build::JobFileBuilder;
 use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
-use crate::stats::{iops_per_window, SampleSummary, DEVICE_SECOND_NS};
+use crate::stats::{iops_per_window, IntervalPoint, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -191,19 +191,23 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
     });
     curve.steady_per_second = curve.time_to_steady_state_s.map(|t| {
         let from_ns = nand_model::cast::sat_u64(t * ts * 1e9);
-        let steady = &job.series[job.series.partition_point(|p| p.start_ns < from_ns)..];
-        let x = iops_per_window(steady, DEVICE_SECOND_NS);
-        let s = SampleSummary::from_samples(x.iter().copied());
-        SteadySpread {
-            samples: s.samples,
-            mean_iops: r6(s.mean),
-            cov_pct: r6(s.cov_percent),
-            min_iops: r6(if s.samples > 0 { s.min } else { 0.0 }),
-            zero_samples: x.iter().filter(|&&v| v == 0.0).count() as u64,
-            sample_full_scale_s: r6(1.0 / ts),
-        }
+        spread_per_device_second(&job.series[job.series.partition_point(|p| p.start_ns < from_ns)..], ts)
     });
     Ok(curve)
+}
+
+/// Write IOPS per device second over `series` (`time_scale`: device time per full-scale time).
+fn spread_per_device_second(series: &[IntervalPoint], time_scale: f64) -> SteadySpread {
+    let x = iops_per_window(series, DEVICE_SECOND_NS);
+    let s = SampleSummary::from_samples(x.iter().copied());
+    SteadySpread {
+        samples: s.samples,
+        mean_iops: r6(s.mean),
+        cov_pct: r6(s.cov_percent),
+        min_iops: r6(if s.samples > 0 { s.min } else { 0.0 }),
+        zero_samples: x.iter().filter(|&&v| v == 0.0).count() as u64,
+        sample_full_scale_s: r6(1.0 / time_scale),
+    }
 }
 
 /// Index of the last point of each complete round of `round_s` seconds.
