@@ -256,7 +256,24 @@ fn fob_curve_decreases_then_flattens() {
     let mean = steady[..k].iter().sum::<f64>() / k as f64;
     assert!((sp.mean_iops / mean - 1.0).abs() < 1e-4, "{sp:?} vs mean {mean}");
     assert_eq!(sp.zero_samples, 0, "{sp:?}");
+    // The settled figure covers the last drive write only.
+    let last = c.last_drive_write_per_second.unwrap();
+    let settled: Vec<f64> =
+        c.points.iter().filter(|p| p.drive_writes > o.drive_writes - 1.0 + 1e-9).map(|p| p.iops).collect();
+    let k = usize::try_from(last.samples).unwrap();
+    assert!(k <= settled.len() && k + 1 >= settled.len(), "{last:?} vs {} points", settled.len());
+    let mean = settled[..k].iter().sum::<f64>() / k as f64;
+    assert!((last.mean_iops / mean - 1.0).abs() < 1e-4, "{last:?} vs mean {mean}");
     assert_svgs(d.path(), d.written());
+}
+
+#[test]
+fn a_curve_shorter_than_two_drive_writes_has_no_settled_figure() {
+    let o = fob::CurveOptions { drive_writes: 1.5, round_s: 1.0, ..fob::CurveOptions::fob() };
+    let (_dir, mut d) = out("fob-short");
+    let c = fob::run(&mut bench(), &o, &mut d, &mut Ctl::default()).unwrap();
+    assert!(c.points.last().unwrap().drive_writes > 1.4, "{:?}", c.points.last());
+    assert!(c.last_drive_write_per_second.is_none());
 }
 
 #[test]

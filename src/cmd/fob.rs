@@ -52,8 +52,11 @@ pub fn run(a: FobArgs) -> Result<(), CliError> {
             s.cov_pct, s.min_iops, s.zero_samples, s.samples
         )
     });
+    let settled = c.last_drive_write_per_second.map_or(String::new(), |s| {
+        format!("; over the last drive write: CoV {:.2}% over {} device seconds", s.cov_pct, s.samples)
+    });
     print_out(&format!(
-        "FOB {first:.0} IOPS; {ss}{spread}; {} s of curve; wrote {} files to {}\n",
+        "FOB {first:.0} IOPS; {ss}{spread}{settled}; {} s of curve; wrote {} files to {}\n",
         c.points.len(),
         out.written().len(),
         out.path().display()

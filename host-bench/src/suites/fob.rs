@@ -117,6 +117,12 @@ pub struct Curve {
     /// `stats::iops_per_window`): the curve's points are full-scale seconds, which at 1/N hold
     /// 1/N of a real second's I/Os.
     pub steady_per_second: Option<SteadySpread>,
+    /// The same over the curve's last drive write, on curves of at least two (`None` on
+    /// shorter ones). SNIA's window opens while IOPS still recover from the cliff (on
+    /// generic-tlc they climb ~10% over the next half drive write), and that drift dominates
+    /// `steady_per_second`; a drive turned over once more has settled, as the real drives had
+    /// when their stability tests ran (ezFIO's follows two drive writes of random writes).
+    pub last_drive_write_per_second: Option<SteadySpread>,
     pub interrupted: bool,
 }
 
@@ -153,6 +159,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         time_to_steady_state_s: None,
         drive_writes_to_steady_state: None,
         steady_per_second: None,
+        last_drive_write_per_second: None,
         interrupted: ctl.stopped(),
     };
     if curve.interrupted {
@@ -193,6 +200,13 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         let from_ns = nand_model::cast::sat_u64(t * ts * 1e9);
         spread_per_device_second(&job.series[job.series.partition_point(|p| p.start_ns < from_ns)..], ts)
     });
+    let total_dw = curve.points.last().map_or(0.0, |p| p.drive_writes);
+    if total_dw >= 2.0 {
+        // Points and series are one-to-one: the first point past `total - 1` drive writes
+        // opens the window (its interval ends after the mark; at most one interval early).
+        let from = curve.points.partition_point(|p| p.drive_writes <= total_dw - 1.0);
+        curve.last_drive_write_per_second = Some(spread_per_device_second(&job.series[from..], ts));
+    }
     Ok(curve)
 }
 
