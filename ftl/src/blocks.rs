@@ -5,6 +5,7 @@ use crate::candidates::Candidates;
 use crate::die_mask::DieMask;
 use crate::ids::BlockId;
 use crate::layout::Layout;
+use crate::superblocks::Superblocks;
 use std::collections::VecDeque;
 
 /// Life cycle of a die-block: Free -> Open (being written) -> Closed (full) -> Victim (data
@@ -33,6 +34,8 @@ pub struct BlockTable {
     pub closed_at: Vec<u64>,
     /// Which write stream filled the block (0 host, 1 GC).
     pub stream: Vec<u8>,
+    /// The superblock each block was opened in and their live data: greedy's measure.
+    pub(crate) superblocks: Superblocks,
     /// Free blocks of each die, oldest-erased first.
     free: Vec<VecDeque<BlockId>>,
     /// Dies whose free list is not empty.
@@ -41,7 +44,7 @@ pub struct BlockTable {
     /// Blocks taken out of service (bad-block spares and metadata): never written.
     pub reserved: u32,
     /// GC candidates (closed blocks, reserved ones excepted) by valid count and when it last
-    /// changed: greedy takes a die's fewest-valid candidate, the latest changed among equals.
+    /// changed: greedy's order among blocks of equally full superblocks.
     pub(crate) candidates: Candidates,
     /// Changes to where blocks can be taken (blocks returned to the free lists, victims chosen):
     /// lets callers cache "no block available".
@@ -90,6 +93,7 @@ impl BlockTable {
             erase_count: vec![0; n],
             closed_at: vec![0; n],
             stream: vec![0; n],
+            superblocks: Superblocks::new(n, layout.dies),
             free,
             free_dies,
             free_total: usable * layout.dies,
@@ -147,6 +151,7 @@ impl BlockTable {
     #[inline]
     pub fn inc_valid(&mut self, b: BlockId) {
         self.valid[b.idx()] += 1;
+        self.superblocks.gained(b, 1);
         if self.candidates.contains(b) {
             self.candidates.set(b, self.valid[b.idx()]);
         }
@@ -156,9 +161,26 @@ impl BlockTable {
     #[inline]
     pub fn dec_valid(&mut self, b: BlockId) {
         self.valid[b.idx()] -= 1;
+        self.superblocks.lost(b, 1);
         if self.candidates.contains(b) {
             self.candidates.set(b, self.valid[b.idx()]);
         }
+    }
+
+    /// `n` units were written into open block `b`, `live` of them bound to data (it is not a
+    /// GC candidate yet).
+    #[inline(always)]
+    pub fn wrote(&mut self, b: BlockId, n: u32, live: u32) {
+        self.write_ptr[b.idx()] += n;
+        self.valid[b.idx()] += live;
+        self.superblocks.wrote(b, n, live);
+    }
+
+    /// `n` valid units of victim `b` were moved away by GC.
+    #[inline]
+    pub fn moved_out(&mut self, b: BlockId, n: u32) {
+        self.valid[b.idx()] -= n;
+        self.superblocks.lost(b, n);
     }
 
     /// An open block is full: it becomes a GC candidate.
@@ -195,11 +217,6 @@ impl BlockTable {
         (die * self.blocks_per_die..(die + 1) * self.blocks_per_die).map(BlockId::new)
     }
 
-    /// Blocks of `die` as a range, for the candidate search over its slice.
-    fn die_range(&self, die: u32) -> std::ops::Range<BlockId> {
-        BlockId::new(die * self.blocks_per_die)..BlockId::new((die + 1) * self.blocks_per_die)
-    }
-
     /// Whether `b` can be a GC victim: closed, written (not reserved), with an invalid unit.
     #[inline]
     pub fn is_candidate(&self, b: BlockId, mus_per_block: u32) -> bool {
@@ -207,10 +224,29 @@ impl BlockTable {
         self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
     }
 
-    /// The closed block of `die` with the fewest valid MUs, if it has fewer than `limit`; of
-    /// equals, the one whose count changed last.
-    pub fn min_valid_closed_on_die(&mut self, die: u32, limit: u32) -> Option<BlockId> {
-        self.candidates.best_in(self.die_range(die), limit)
+    /// The candidate of `die` with fewer than `limit` valid units whose superblock holds the
+    /// least valid data per unit written; of equals, the fewest valid units, then the one whose
+    /// count changed last (greedy's order).
+    pub fn emptiest_superblock_on_die(&self, die: u32, limit: u32) -> Option<BlockId> {
+        let mut best: Option<(u64, u64, u64, BlockId)> = None;
+        for b in self.die_blocks(die) {
+            let Some(key) = self.candidates.key(b) else { continue };
+            let i = b.idx();
+            if self.valid[i] >= limit {
+                continue;
+            }
+            let (v, w) =
+                self.superblocks.fill_of(b).unwrap_or((u64::from(self.valid[i]), u64::from(self.write_ptr[i])));
+            // v / w < bv / bw, compared exactly (both products fit: units of one superblock).
+            let better = best.is_none_or(|(bv, bw, bk, _)| {
+                let (l, r) = (v * bw.max(1), bv * w.max(1));
+                l < r || (l == r && key < bk)
+            });
+            if better {
+                best = Some((v, w, key, b));
+            }
+        }
+        best.map(|(_, _, _, b)| b)
     }
 
     pub fn free_total(&self) -> u32 {
@@ -237,6 +273,7 @@ impl BlockTable {
         self.prog_done[i] = 0;
         self.valid[i] = 0;
         self.stream[i] = stream;
+        self.superblocks.open(b, stream);
         Some(b)
     }
 
@@ -248,6 +285,7 @@ impl BlockTable {
         self.state[i] = BlockState::Free;
         self.victims_on_die[die as usize] -= 1;
         self.erase_count[i] += 1;
+        self.superblocks.erased(block, self.write_ptr[i]);
         self.write_ptr[i] = 0;
         self.prog_done[i] = 0;
         self.free[die as usize].push_back(block);
@@ -267,6 +305,18 @@ impl BlockTable {
                 self.candidates.set(b, self.valid[b.idx()]);
             }
         }
+    }
+
+    /// Rebuilds the superblocks' membership and sums from `state`, `valid` and `write_ptr`
+    /// after they were rewritten wholesale (power-loss recovery).
+    pub fn rebuild_superblocks(&mut self) {
+        let state = &self.state;
+        self.superblocks.rebuild(|b| state[b] == BlockState::Free, &self.valid, &self.write_ptr);
+    }
+
+    /// Checks the superblocks' sums against the blocks' counts.
+    pub fn check_superblocks(&self) -> Result<(), String> {
+        self.superblocks.check(&self.valid, &self.write_ptr)
     }
 
     /// Rebuilds the per-die free lists from `state` (lowest block first).

@@ -1,8 +1,8 @@
-//! GC candidates (closed blocks) ordered for greedy: fewest valid units first, then the block
-//! whose count changed last. One `u64` key per block holds both, so a count change writes one
-//! word (the per-valid-count linked lists this replaces touched the block's links and up to
-//! three neighbours' on every host overwrite: random cache misses), and a die's best candidate
-//! is the least key of the die's contiguous slice, found a cache line at a time once per victim.
+//! GC candidates (closed blocks) in greedy's order among equals: fewest valid units first, then
+//! the block whose count changed last. One `u64` key per block holds both, so a count change
+//! writes one word (the per-valid-count linked lists this replaces touched the block's links
+//! and up to three neighbours' on every host overwrite: random cache misses). Greedy compares
+//! superblocks first (`superblocks.rs`) and these keys among the blocks of equally full ones.
 
 use crate::ids::BlockId;
 
@@ -28,6 +28,13 @@ impl Candidates {
 
     fn stamp_max(&self) -> u64 {
         (1u64 << self.stamp_bits) - 1
+    }
+
+    /// `b`'s key: its valid count, then the latest changed first; `None` if not a candidate.
+    #[inline(always)]
+    pub fn key(&self, b: BlockId) -> Option<u64> {
+        let k = self.keys[b.idx()];
+        (k != NONE).then_some(k)
     }
 
     #[inline(always)]
@@ -61,34 +68,6 @@ impl Candidates {
         self.keys.fill(NONE);
     }
 
-    /// The candidate in `blocks` with the fewest valid units, if below `limit`; of equals, the
-    /// one set last. Lines of 8 keys are reduced to their minimum first, then the best line is
-    /// searched (no branch per key, so the first pass vectorises).
-    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
-    pub fn best_in(&self, blocks: std::ops::Range<BlockId>, limit: u32) -> Option<BlockId> {
-        let keys = &self.keys[blocks.start.idx()..blocks.end.idx()];
-        let mut best = (NONE, 0usize);
-        let mut lines = keys.chunks_exact(8);
-        for (i, line) in (&mut lines).enumerate() {
-            let m = line.iter().fold(NONE, |a, &k| a.min(k));
-            if m < best.0 {
-                best = (m, i * 8);
-            }
-        }
-        let tail_at = keys.len() - lines.remainder().len();
-        if let Some(&m) = lines.remainder().iter().min() {
-            if m < best.0 {
-                best = (m, tail_at);
-            }
-        }
-        let (key, from) = best;
-        if key >= u64::from(limit) << self.stamp_bits {
-            return None;
-        }
-        let at = from + keys[from..].iter().position(|&k| k == key)?;
-        Some(BlockId::new(blocks.start.get() + at as u32))
-    }
-
     /// Stamps ran out (after 2^stamp_bits changes): renumbers the candidates from 0 in the
     /// same order, so choices are unchanged.
     #[cold]
@@ -109,7 +88,7 @@ mod tests {
     use super::Candidates;
     use crate::ids::BlockId;
 
-    /// The best candidate is the fewest-valid one changed last, before and after the stamps
+    /// The least key is the fewest-valid candidate changed last, before and after the stamps
     /// are renumbered, checked against a list of (block, valid, order of change).
     #[test]
     fn best_is_fewest_valid_then_latest() {
@@ -136,7 +115,12 @@ mod tests {
                     .filter(|&(v, _, _)| v < limit)
                     .min()
                     .map(|(_, _, b)| BlockId::new(b));
-                assert_eq!(c.best_in(BlockId::new(lo)..BlockId::new(hi), limit), want);
+                let by_key = (lo..hi)
+                    .filter_map(|b| c.key(BlockId::new(b)).map(|k| (k, b)))
+                    .filter(|&(k, _)| k < u64::from(limit) << c.stamp_bits)
+                    .min()
+                    .map(|(_, b)| BlockId::new(b));
+                assert_eq!(by_key, want);
             }
         }
     }

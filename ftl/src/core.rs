@@ -247,8 +247,7 @@ impl FtlCore {
         let die = s.pu_die;
         let block = s.open[die as usize];
         let bi = block.idx();
-        self.blocks.write_ptr[bi] += n;
-        self.blocks.valid[bi] += live;
+        self.blocks.wrote(block, n, live);
         s.pu_fill += n;
         s.pu_host += host;
         s.pu_live += live;
@@ -574,6 +573,6 @@ impl FtlCore {
         if free != self.blocks.free_total() {
             return Err(format!("free list holds {} but {free} blocks are free", self.blocks.free_total()));
         }
-        Ok(())
+        self.blocks.check_superblocks()
     }
 }

@@ -21,6 +21,7 @@ pub mod profile;
 pub mod read_ahead;
 pub mod recovery;
 mod rmw;
+pub mod superblocks;
 pub mod tracker;
 pub mod wa_model;
 

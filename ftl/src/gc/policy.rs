@@ -1,9 +1,11 @@
 //! GC victim choice, as pure decision functions over the block table (policy apart from the
 //! relocation that carries it out).
 //!
-//! - Greedy: fewest valid units (Rosenblum & Ousterhout's "greedy" cleaner). With large blocks it
-//!   behaves like FIFO for uniform writes (Desnoyers 2012). One pass over the chosen die's valid
-//!   counts per victim (ties: the block that reached its count last, see `BlockTable::stamp`).
+//! - Greedy: least valid data (Rosenblum & Ousterhout's "greedy" cleaner), measured per
+//!   superblock as firmware collects (`superblocks.rs`): the chosen die's block whose superblock
+//!   holds the fewest valid units per unit written, then its own fewest valid units. With large
+//!   blocks it behaves like FIFO for uniform writes (Desnoyers 2012). One pass over the chosen
+//!   die's blocks per victim (ties: the block that reached its count last, see `Candidates`).
 //! - Cost-benefit: maximise `(1 - u) * age / (2u)` (Rosenblum & Ousterhout 1992; the `2u` counts
 //!   reading and rewriting the live data), with age in host MUs written since the block closed.
 //!   Better than greedy under skew with separated streams, because cold blocks are collected at
@@ -79,7 +81,7 @@ fn choose_on_die(
     now_mus: u64,
 ) -> Option<BlockId> {
     match policy {
-        GcPolicy::Greedy => blocks.min_valid_closed_on_die(die, mus_per_block),
+        GcPolicy::Greedy => blocks.emptiest_superblock_on_die(die, mus_per_block),
         GcPolicy::CostBenefit => blocks
             .die_blocks(die)
             .filter(|&b| blocks.is_candidate(b, mus_per_block))

@@ -456,7 +456,7 @@ impl FtlCore {
     /// Commits the last partial run and settles the victim's count and the GC statistics.
     fn end_moves(&mut self, victim: BlockId, run: Run, out: &mut Vec<CoreEvent>) {
         self.commit_run(&run, out);
-        self.blocks.valid[victim.idx()] -= run.moved;
+        self.blocks.moved_out(victim, run.moved);
         self.stats.gc_write_mus += run.moved as u64;
     }
 }

@@ -29,7 +29,7 @@ use std::path::Path;
 
 pub const MAGIC: [u8; 8] = *b"SSDLSNAP";
 /// Bumped whenever the payload's encoding changes.
-pub const FORMAT: u32 = 9;
+pub const FORMAT: u32 = 10;
 /// zstd level: fast; the tables compress well at any level (see docs/snapshots.md).
 const ZSTD_LEVEL: i32 = 1;
 

@@ -1,0 +1,215 @@
+//! Superblocks: the blocks a write stream opens together, one per die, and their live data.
+//!
+//! Firmware stripes a stream over every die and collects garbage a superblock (a block on each
+//! die, written at the same time) at once. Greedy then compares superblocks, not die-blocks, and
+//! that matters for a reduced drive: its die-blocks are short (5 word lines of 512 at 1/256), so
+//! the valid counts of die-blocks written at the same time scatter by ~2.7% of a block
+//! (binomially), and greedy on die-blocks picks the lucky ones and lowers WA by ~2% against the
+//! full-size drive; a superblock of 128 of them scatters like a full-length die-block and gives
+//! the full-size WA (docs/scale.md, "Greedy by superblock").
+//!
+//! A stream's consecutive `dies` block openings form one superblock (the stream moves over the
+//! dies in turn, so they are one block per die unless a die had no free block). Each superblock
+//! has a slot with its member count, valid units and written units, kept current as units are
+//! written, overwritten, moved and erased; a slot is reused once its last member is erased.
+
+use crate::ids::BlockId;
+
+/// Superblock of a block never opened (reserved blocks, and free blocks of a new drive).
+pub const NO_GROUP: u32 = u32::MAX;
+
+/// Per-block superblock slots and per-slot sums.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+pub struct Superblocks {
+    /// Slot of each block's superblock (`NO_GROUP` if it was never opened since it was erased).
+    of_block: Vec<u32>,
+    /// Per slot: blocks in it that are not erased yet.
+    members: Vec<u32>,
+    /// Per slot: valid units of its members.
+    valid: Vec<u64>,
+    /// Per slot: units written into its members.
+    written: Vec<u64>,
+    /// Slots with no members.
+    free_slots: Vec<u32>,
+    /// Per stream: the slot it opens blocks into and how many it opened there.
+    current: [u32; 2],
+    opened_in_current: [u32; 2],
+    /// Blocks a superblock spans (the dies).
+    width: u32,
+}
+
+impl Superblocks {
+    /// `blocks` blocks on `dies` dies, none opened.
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
+    pub fn new(blocks: usize, dies: u32) -> Self {
+        // Every slot in use has a member, so `blocks` slots suffice, plus one per stream whose
+        // superblock has just been started.
+        let slots = blocks + 2;
+        Superblocks {
+            of_block: vec![NO_GROUP; blocks],
+            members: vec![0; slots],
+            valid: vec![0; slots],
+            written: vec![0; slots],
+            free_slots: (0..slots as u32).rev().collect(),
+            current: [NO_GROUP; 2],
+            opened_in_current: [0; 2],
+            width: dies.max(1),
+        }
+    }
+
+    /// `b` was opened by `stream` (0 host, 1 GC): it joins the stream's current superblock, or
+    /// starts the next one when the current has a block on every die.
+    pub fn open(&mut self, b: BlockId, stream: u8) {
+        let s = usize::from(stream.min(1));
+        if self.current[s] == NO_GROUP || self.opened_in_current[s] == self.width {
+            let done = self.current[s];
+            self.current[s] = self.free_slots.pop().unwrap_or(NO_GROUP);
+            self.opened_in_current[s] = 0;
+            // A finished superblock whose blocks were all erased while it was open.
+            if done != NO_GROUP && self.members[done as usize] == 0 {
+                self.written[done as usize] = 0;
+                self.free_slots.push(done);
+            }
+        }
+        let g = self.current[s];
+        self.of_block[b.idx()] = g;
+        if g != NO_GROUP {
+            self.members[g as usize] += 1;
+            self.opened_in_current[s] += 1;
+        }
+    }
+
+    /// `n` units were written into `b`, `live` of them valid.
+    #[inline(always)]
+    pub fn wrote(&mut self, b: BlockId, n: u32, live: u32) {
+        let g = self.of_block[b.idx()];
+        if g != NO_GROUP {
+            self.written[g as usize] += u64::from(n);
+            self.valid[g as usize] += u64::from(live);
+        }
+    }
+
+    /// `b` gained `n` valid units without a write (recovery's recount).
+    #[inline(always)]
+    pub fn gained(&mut self, b: BlockId, n: u32) {
+        let g = self.of_block[b.idx()];
+        if g != NO_GROUP {
+            self.valid[g as usize] += u64::from(n);
+        }
+    }
+
+    /// `n` units of `b` became invalid.
+    #[inline(always)]
+    pub fn lost(&mut self, b: BlockId, n: u32) {
+        let g = self.of_block[b.idx()];
+        if g != NO_GROUP {
+            self.valid[g as usize] -= u64::from(n);
+        }
+    }
+
+    /// `b`, with `written` units and none valid, was erased: it leaves its superblock, whose
+    /// slot is freed with its last member.
+    pub fn erased(&mut self, b: BlockId, written: u32) {
+        let g = std::mem::replace(&mut self.of_block[b.idx()], NO_GROUP);
+        if g == NO_GROUP {
+            return;
+        }
+        let i = g as usize;
+        self.written[i] -= u64::from(written);
+        self.members[i] -= 1;
+        let opening = self.current.contains(&g);
+        if self.members[i] == 0 && !opening {
+            debug_assert_eq!(self.valid[i], 0);
+            self.written[i] = 0;
+            self.free_slots.push(g);
+        }
+    }
+
+    /// Valid and written units of `b`'s superblock (`None` for a block in none).
+    #[inline(always)]
+    pub fn fill_of(&self, b: BlockId) -> Option<(u64, u64)> {
+        let g = self.of_block[b.idx()];
+        (g != NO_GROUP).then(|| (self.valid[g as usize], self.written[g as usize]))
+    }
+
+    /// Recomputes the sums from every block's counts (after recovery rewrote them wholesale).
+    pub fn recount(&mut self, valid: &[u32], written: &[u32]) {
+        self.valid.fill(0);
+        self.written.fill(0);
+        for (b, &g) in self.of_block.iter().enumerate() {
+            if g != NO_GROUP {
+                self.valid[g as usize] += u64::from(valid[b]);
+                self.written[g as usize] += u64::from(written[b]);
+            }
+        }
+    }
+
+    /// Rebuilds membership and sums from the blocks after recovery rewrote them: `free` blocks
+    /// leave their superblocks, slots without members are freed.
+    #[allow(clippy::cast_possible_truncation)] // slot ids are u32 by construction
+    pub fn rebuild(&mut self, free: impl Fn(usize) -> bool, valid: &[u32], written: &[u32]) {
+        for (b, g) in self.of_block.iter_mut().enumerate() {
+            if free(b) {
+                *g = NO_GROUP;
+            }
+        }
+        self.members.fill(0);
+        for &g in self.of_block.iter().filter(|&&g| g != NO_GROUP) {
+            self.members[g as usize] += 1;
+        }
+        self.recount(valid, written);
+        self.current = [NO_GROUP; 2];
+        self.opened_in_current = [0; 2];
+        self.free_slots = (0..self.members.len() as u32).rev().filter(|&g| self.members[g as usize] == 0).collect();
+    }
+
+    /// Checks the sums and member counts against every block's counts.
+    pub fn check(&self, valid: &[u32], written: &[u32]) -> Result<(), String> {
+        let mut want =
+            Superblocks { valid: vec![0; self.valid.len()], written: vec![0; self.written.len()], ..self.clone() };
+        want.recount(valid, written);
+        let mut members = vec![0u32; self.members.len()];
+        for &g in self.of_block.iter().filter(|&&g| g != NO_GROUP) {
+            members[g as usize] += 1;
+        }
+        let have = self.valid.iter().zip(&self.written).zip(&self.members);
+        let blocks_hold = want.valid.iter().zip(&want.written).zip(&members);
+        for (g, (h, w)) in have.zip(blocks_hold).enumerate() {
+            if h != w {
+                let (((v, wr), m), ((bv, bw), bm)) = (h, w);
+                return Err(format!(
+                    "superblock slot {g}: valid/written/members {v}/{wr}/{m} but blocks hold {bv}/{bw}/{bm}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_fills_one_superblock_per_round_of_dies_and_frees_it_with_its_last_block() {
+        let mut s = Superblocks::new(8, 2);
+        let b = |i| BlockId::new(i);
+        s.open(b(0), 0);
+        s.open(b(4), 0);
+        s.open(b(1), 0); // third opening on two dies: a new superblock
+        assert_eq!(s.fill_of(b(0)), Some((0, 0)));
+        s.wrote(b(0), 10, 10);
+        s.wrote(b(4), 10, 8);
+        s.wrote(b(1), 10, 10);
+        assert_eq!(s.fill_of(b(4)), Some((18, 20)), "the first two blocks share one superblock");
+        assert_eq!(s.fill_of(b(1)), Some((10, 10)));
+        s.lost(b(0), 10);
+        s.erased(b(0), 10);
+        assert_eq!(s.fill_of(b(4)), Some((8, 10)));
+        let free_before = s.free_slots.len();
+        s.lost(b(4), 8);
+        s.erased(b(4), 10);
+        assert_eq!(s.free_slots.len(), free_before + 1, "slot not freed with its last member");
+        assert!(s.check(&[0, 10, 0, 0, 0, 0, 0, 0], &[0, 10, 0, 0, 0, 0, 0, 0]).is_ok());
+    }
+}
