@@ -227,26 +227,32 @@ impl BlockTable {
     /// The candidate of `die` with fewer than `limit` valid units whose superblock holds the
     /// least valid data per unit written; of equals, the fewest valid units, then the one whose
     /// count changed last (greedy's order).
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
     pub fn emptiest_superblock_on_die(&self, die: u32, limit: u32) -> Option<BlockId> {
-        let mut best: Option<(u64, u64, u64, BlockId)> = None;
-        for b in self.die_blocks(die) {
-            let Some(key) = self.candidates.key(b) else { continue };
-            let i = b.idx();
-            if self.valid[i] >= limit {
-                continue;
+        let first = (die * self.blocks_per_die) as usize;
+        let range = first..first + self.blocks_per_die as usize;
+        let (keys, limit_key) = self.candidates.keys_and_limit(range.clone(), limit);
+        let (slots, fills) = self.superblocks.slots_and_fills(range);
+        // Best so far as valid / written units of its superblock; the start (1 / 0) loses to
+        // any candidate. Compared exactly, as products (units of one superblock: they fit).
+        let (mut bv, mut bw, mut bk, mut at) = (1u64, 0u64, u64::MAX, usize::MAX);
+        let slots = &slots[..keys.len()];
+        for j in 0..keys.len() {
+            let key = keys[j];
+            if key >= limit_key {
+                continue; // not a candidate, or no invalid unit to gain
             }
-            let (v, w) =
-                self.superblocks.fill_of(b).unwrap_or((u64::from(self.valid[i]), u64::from(self.write_ptr[i])));
-            // v / w < bv / bw, compared exactly (both products fit: units of one superblock).
-            let better = best.is_none_or(|(bv, bw, bk, _)| {
-                let (l, r) = (v * bw.max(1), bv * w.max(1));
-                l < r || (l == r && key < bk)
-            });
-            if better {
-                best = Some((v, w, key, b));
+            let (v, w) = match fills.get(slots[j] as usize) {
+                Some(f) => (f.valid, f.written.max(1)),
+                // Every candidate was opened into a superblock; this is for safety only.
+                None => (u64::from(self.valid[first + j]), u64::from(self.write_ptr[first + j].max(1))),
+            };
+            let (l, r) = (v * bw, bv * w);
+            if (l < r) | ((l == r) & (key < bk)) {
+                (bv, bw, bk, at) = (v, w, key, j);
             }
         }
-        best.map(|(_, _, _, b)| b)
+        (at != usize::MAX).then(|| BlockId::new((first + at) as u32))
     }
 
     pub fn free_total(&self) -> u32 {

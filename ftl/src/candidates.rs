@@ -37,6 +37,13 @@ impl Candidates {
         (k != NONE).then_some(k)
     }
 
+    /// Keys of a contiguous run of blocks, and the least key of a block with `limit` valid
+    /// units (candidates below it have fewer; non-candidates are above every limit).
+    #[inline]
+    pub fn keys_and_limit(&self, blocks: std::ops::Range<usize>, limit: u32) -> (&[u64], u64) {
+        (&self.keys[blocks], u64::from(limit) << self.stamp_bits)
+    }
+
     #[inline(always)]
     pub fn contains(&self, b: BlockId) -> bool {
         self.keys[b.idx()] != NONE

@@ -18,6 +18,13 @@ use crate::ids::BlockId;
 /// Superblock of a block never opened (reserved blocks, and free blocks of a new drive).
 pub const NO_GROUP: u32 = u32::MAX;
 
+/// A superblock's valid and written units.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fill {
+    pub valid: u64,
+    pub written: u64,
+}
+
 /// Per-block superblock slots and per-slot sums.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Superblocks {
@@ -25,10 +32,9 @@ pub struct Superblocks {
     of_block: Vec<u32>,
     /// Per slot: blocks in it that are not erased yet.
     members: Vec<u32>,
-    /// Per slot: valid units of its members.
-    valid: Vec<u64>,
-    /// Per slot: units written into its members.
-    written: Vec<u64>,
+    /// Per slot: valid units of its members, and units written into them (side by side: greedy
+    /// reads both for every candidate it weighs).
+    fill: Vec<Fill>,
     /// Slots with no members.
     free_slots: Vec<u32>,
     /// Per stream: the slot it opens blocks into and how many it opened there.
@@ -48,8 +54,7 @@ impl Superblocks {
         Superblocks {
             of_block: vec![NO_GROUP; blocks],
             members: vec![0; slots],
-            valid: vec![0; slots],
-            written: vec![0; slots],
+            fill: vec![Fill::default(); slots],
             free_slots: (0..slots as u32).rev().collect(),
             current: [NO_GROUP; 2],
             opened_in_current: [0; 2],
@@ -67,7 +72,7 @@ impl Superblocks {
             self.opened_in_current[s] = 0;
             // A finished superblock whose blocks were all erased while it was open.
             if done != NO_GROUP && self.members[done as usize] == 0 {
-                self.written[done as usize] = 0;
+                self.fill[done as usize].written = 0;
                 self.free_slots.push(done);
             }
         }
@@ -82,28 +87,26 @@ impl Superblocks {
     /// `n` units were written into `b`, `live` of them valid.
     #[inline(always)]
     pub fn wrote(&mut self, b: BlockId, n: u32, live: u32) {
-        let g = self.of_block[b.idx()];
-        if g != NO_GROUP {
-            self.written[g as usize] += u64::from(n);
-            self.valid[g as usize] += u64::from(live);
+        // `NO_GROUP` indexes no slot.
+        if let Some(f) = self.fill.get_mut(self.of_block[b.idx()] as usize) {
+            f.written += u64::from(n);
+            f.valid += u64::from(live);
         }
     }
 
     /// `b` gained `n` valid units without a write (recovery's recount).
     #[inline(always)]
     pub fn gained(&mut self, b: BlockId, n: u32) {
-        let g = self.of_block[b.idx()];
-        if g != NO_GROUP {
-            self.valid[g as usize] += u64::from(n);
+        if let Some(f) = self.fill.get_mut(self.of_block[b.idx()] as usize) {
+            f.valid += u64::from(n);
         }
     }
 
     /// `n` units of `b` became invalid.
     #[inline(always)]
     pub fn lost(&mut self, b: BlockId, n: u32) {
-        let g = self.of_block[b.idx()];
-        if g != NO_GROUP {
-            self.valid[g as usize] -= u64::from(n);
+        if let Some(f) = self.fill.get_mut(self.of_block[b.idx()] as usize) {
+            f.valid -= u64::from(n);
         }
     }
 
@@ -115,31 +118,38 @@ impl Superblocks {
             return;
         }
         let i = g as usize;
-        self.written[i] -= u64::from(written);
+        self.fill[i].written -= u64::from(written);
         self.members[i] -= 1;
         let opening = self.current.contains(&g);
         if self.members[i] == 0 && !opening {
-            debug_assert_eq!(self.valid[i], 0);
-            self.written[i] = 0;
+            debug_assert_eq!(self.fill[i].valid, 0);
+            self.fill[i].written = 0;
             self.free_slots.push(g);
         }
     }
 
     /// Valid and written units of `b`'s superblock (`None` for a block in none).
     #[inline(always)]
-    pub fn fill_of(&self, b: BlockId) -> Option<(u64, u64)> {
+    pub fn fill_of(&self, b: BlockId) -> Option<Fill> {
         let g = self.of_block[b.idx()];
-        (g != NO_GROUP).then(|| (self.valid[g as usize], self.written[g as usize]))
+        (g != NO_GROUP).then(|| self.fill[g as usize])
+    }
+
+    /// Superblock slots of a contiguous run of blocks (`NO_GROUP` where none), and the fills
+    /// they index: greedy's scan over one die reads these directly.
+    #[inline]
+    pub fn slots_and_fills(&self, blocks: std::ops::Range<usize>) -> (&[u32], &[Fill]) {
+        (&self.of_block[blocks], &self.fill)
     }
 
     /// Recomputes the sums from every block's counts (after recovery rewrote them wholesale).
     pub fn recount(&mut self, valid: &[u32], written: &[u32]) {
-        self.valid.fill(0);
-        self.written.fill(0);
+        self.fill.fill(Fill::default());
         for (b, &g) in self.of_block.iter().enumerate() {
             if g != NO_GROUP {
-                self.valid[g as usize] += u64::from(valid[b]);
-                self.written[g as usize] += u64::from(written[b]);
+                let f = &mut self.fill[g as usize];
+                f.valid += u64::from(valid[b]);
+                f.written += u64::from(written[b]);
             }
         }
     }
@@ -165,20 +175,18 @@ impl Superblocks {
 
     /// Checks the sums and member counts against every block's counts.
     pub fn check(&self, valid: &[u32], written: &[u32]) -> Result<(), String> {
-        let mut want =
-            Superblocks { valid: vec![0; self.valid.len()], written: vec![0; self.written.len()], ..self.clone() };
+        let mut want = self.clone();
         want.recount(valid, written);
         let mut members = vec![0u32; self.members.len()];
         for &g in self.of_block.iter().filter(|&&g| g != NO_GROUP) {
             members[g as usize] += 1;
         }
-        let have = self.valid.iter().zip(&self.written).zip(&self.members);
-        let blocks_hold = want.valid.iter().zip(&want.written).zip(&members);
-        for (g, (h, w)) in have.zip(blocks_hold).enumerate() {
-            if h != w {
-                let (((v, wr), m), ((bv, bw), bm)) = (h, w);
+        let have = self.fill.iter().zip(&self.members);
+        for (g, ((f, m), (wf, wm))) in have.zip(want.fill.iter().zip(&members)).enumerate() {
+            if (f, m) != (wf, wm) {
                 return Err(format!(
-                    "superblock slot {g}: valid/written/members {v}/{wr}/{m} but blocks hold {bv}/{bw}/{bm}"
+                    "superblock slot {g}: valid/written/members {}/{}/{m} but blocks hold {}/{}/{wm}",
+                    f.valid, f.written, wf.valid, wf.written
                 ));
             }
         }
@@ -197,15 +205,15 @@ mod tests {
         s.open(b(0), 0);
         s.open(b(4), 0);
         s.open(b(1), 0); // third opening on two dies: a new superblock
-        assert_eq!(s.fill_of(b(0)), Some((0, 0)));
+        assert_eq!(s.fill_of(b(0)), Some(Fill { valid: 0, written: 0 }));
         s.wrote(b(0), 10, 10);
         s.wrote(b(4), 10, 8);
         s.wrote(b(1), 10, 10);
-        assert_eq!(s.fill_of(b(4)), Some((18, 20)), "the first two blocks share one superblock");
-        assert_eq!(s.fill_of(b(1)), Some((10, 10)));
+        assert_eq!(s.fill_of(b(4)), Some(Fill { valid: 18, written: 20 }), "the first two blocks share one superblock");
+        assert_eq!(s.fill_of(b(1)), Some(Fill { valid: 10, written: 10 }));
         s.lost(b(0), 10);
         s.erased(b(0), 10);
-        assert_eq!(s.fill_of(b(4)), Some((8, 10)));
+        assert_eq!(s.fill_of(b(4)), Some(Fill { valid: 8, written: 10 }));
         let free_before = s.free_slots.len();
         s.lost(b(4), 8);
         s.erased(b(4), 10);
