@@ -146,17 +146,6 @@ impl BlockTable {
         &self.host_free_dies
     }
 
-    /// One more valid MU in `b`. Only open blocks gain data, but the unit that fills a block
-    /// closes it before it is bound, hence the restamp.
-    #[inline]
-    pub fn inc_valid(&mut self, b: BlockId) {
-        self.valid[b.idx()] += 1;
-        self.superblocks.gained(b, 1);
-        if self.candidates.contains(b) {
-            self.candidates.set(b, self.valid[b.idx()]);
-        }
-    }
-
     /// One MU of `b` became invalid.
     #[inline]
     pub fn dec_valid(&mut self, b: BlockId) {

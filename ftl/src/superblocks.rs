@@ -94,14 +94,6 @@ impl Superblocks {
         }
     }
 
-    /// `b` gained `n` valid units without a write (recovery's recount).
-    #[inline(always)]
-    pub fn gained(&mut self, b: BlockId, n: u32) {
-        if let Some(f) = self.fill.get_mut(self.of_block[b.idx()] as usize) {
-            f.valid += u64::from(n);
-        }
-    }
-
     /// `n` units of `b` became invalid.
     #[inline(always)]
     pub fn lost(&mut self, b: BlockId, n: u32) {
@@ -129,8 +121,8 @@ impl Superblocks {
     }
 
     /// Valid and written units of `b`'s superblock (`None` for a block in none).
-    #[inline(always)]
-    pub fn fill_of(&self, b: BlockId) -> Option<Fill> {
+    #[cfg(test)]
+    fn fill_of(&self, b: BlockId) -> Option<Fill> {
         let g = self.of_block[b.idx()];
         (g != NO_GROUP).then(|| self.fill[g as usize])
     }
