@@ -17,6 +17,7 @@ const SEEDS: &[&str] = &[
     include_str!("../../examples/jobs/randwrite-steady.fio"),
     include_str!("../../examples/jobs/p5520-11w.fio"),
     include_str!("../../examples/jobs/p5430-power-states.fio"),
+    include_str!("../../examples/jobs/ezfio-stability.fio"),
     "[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=64m\noffset=1m\nruntime=2\ntime_based\nramp_time=1\n\
      [a]\nrw=randrw\nrwmixread=70\nbssplit=4k/50:64k/30:128k/20\niodepth=16\nnumjobs=2\nrandom_distribution=zipf:1.2\n\
      [b]\nstonewall\nrw=write:4k\nblocksize_range=512-16k\nrate_iops=500\nloops=3\nio_size=10m\n\
