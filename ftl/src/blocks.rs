@@ -46,6 +46,9 @@ pub struct BlockTable {
     /// GC candidates (closed blocks, reserved ones excepted) by valid count and when it last
     /// changed: greedy's order among blocks of equally full superblocks.
     pub(crate) candidates: Candidates,
+    /// Valid units in blocks chosen as GC victims: the data GC must still move before their
+    /// erases free them (GC's start threshold counts the lanes in flight net of it).
+    pub(crate) victim_valid: u64,
     /// Changes to where blocks can be taken (blocks returned to the free lists, victims chosen):
     /// lets callers cache "no block available".
     pub releases: u64,
@@ -100,6 +103,7 @@ impl BlockTable {
             reserved: reserved_per_die * layout.dies,
             candidates: Candidates::new(n, layout.mus_per_block),
             releases: 0,
+            victim_valid: 0,
             blocks_per_die: layout.blocks_per_die,
             victims_on_die: vec![0; layout.dies as usize],
             host_reserve_per_die: 0,
@@ -153,6 +157,8 @@ impl BlockTable {
         self.superblocks.lost(b, 1);
         if self.candidates.contains(b) {
             self.candidates.set(b, self.valid[b.idx()]);
+        } else if self.state[b.idx()] == BlockState::Victim {
+            self.victim_valid -= 1;
         }
     }
 
@@ -170,6 +176,7 @@ impl BlockTable {
     pub fn moved_out(&mut self, b: BlockId, n: u32) {
         self.valid[b.idx()] -= n;
         self.superblocks.lost(b, n);
+        self.victim_valid -= u64::from(n);
     }
 
     /// An open block is full: it becomes a GC candidate.
@@ -183,6 +190,7 @@ impl BlockTable {
     pub fn mark_victim(&mut self, b: BlockId) {
         self.candidates.remove(b);
         self.state[b.idx()] = BlockState::Victim;
+        self.victim_valid += u64::from(self.valid[b.idx()]);
         let die = b.get() / self.blocks_per_die;
         self.victims_on_die[die as usize] += 1;
         self.update_host_free(die);
@@ -309,8 +317,23 @@ impl BlockTable {
         self.superblocks.rebuild(|b| state[b] == BlockState::Free, &self.valid, &self.write_ptr);
     }
 
-    /// Checks the superblocks' sums against the blocks' counts.
+    /// Recounts the valid units of GC victims after `state` and `valid` were rewritten
+    /// wholesale (power-loss recovery).
+    pub fn recount_victim_valid(&mut self) {
+        self.victim_valid = self.victim_valid_counted();
+    }
+
+    fn victim_valid_counted(&self) -> u64 {
+        let victims = self.state.iter().zip(&self.valid).filter(|(s, _)| **s == BlockState::Victim);
+        victims.map(|(_, &v)| u64::from(v)).sum()
+    }
+
+    /// Checks the superblocks' sums and the victims' valid units against the blocks' counts.
     pub fn check_superblocks(&self) -> Result<(), String> {
+        let counted = self.victim_valid_counted();
+        if counted != self.victim_valid {
+            return Err(format!("GC victims hold {counted} valid units, the table says {}", self.victim_valid));
+        }
         self.superblocks.check(&self.valid, &self.write_ptr)
     }
 

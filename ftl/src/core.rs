@@ -71,6 +71,9 @@ struct Stream {
     /// MUs of the current program unit that carry data (not padding).
     pu_live: u32,
     pu_die: u32,
+    /// Units still unwritten in `open`'s blocks: relocated data that fits there takes no free
+    /// block (GC's start rule counts it).
+    room: u64,
 }
 
 /// Settings of the logical FTL.
@@ -163,6 +166,7 @@ impl FtlCore {
             pu_host: 0,
             pu_live: 0,
             pu_die: 0,
+            room: 0,
         };
         let total = nand_model::cast::usize_from(layout.total_mus());
         let mut blocks = BlockTable::new(&layout, cfg.reserved_blocks_per_die);
@@ -248,6 +252,7 @@ impl FtlCore {
         let block = s.open[die as usize];
         let bi = block.idx();
         self.blocks.wrote(block, n, live);
+        s.room -= u64::from(n);
         s.pu_fill += n;
         s.pu_host += host;
         s.pu_live += live;
@@ -278,6 +283,7 @@ impl FtlCore {
             let s = &mut self.streams[si];
             s.open[die as usize] = b;
             s.open_dies.set(die, true);
+            s.room += u64::from(self.layout.mus_per_block - self.blocks.write_ptr[b.idx()]);
         }
         let s = &mut self.streams[si];
         s.pu_die = die;
@@ -397,9 +403,23 @@ impl FtlCore {
         (off < self.blocks.prog_done[block.idx()]).then_some((block, off))
     }
 
-    /// Whether GC should run: free blocks below the threshold.
+    /// Whether GC should start another lane: free blocks, blocks queued for erase and the
+    /// blocks the victims in flight will free, less the space their data still needs beyond
+    /// the room left in GC's open blocks, are below the threshold. Counting only free and
+    /// erase-queued blocks, GC kept starting lanes until the erases caught up, and the lanes
+    /// still in flight then overshot the threshold (by 42 blocks at 1/32 on the P5520), leaving
+    /// GC idle for ~100 ms while the host used them up (docs/scale.md, "Per-second spread of a
+    /// 70/30 mix").
+    #[inline]
     pub fn gc_wanted(&self, pending_free: u32) -> bool {
-        self.blocks.free_total() + pending_free < self.cfg.gc_threshold_blocks
+        let free = self.blocks.free_total() + pending_free;
+        if free >= self.cfg.gc_threshold_blocks {
+            return false; // victims in flight never free less than their data takes
+        }
+        let mpb = u64::from(self.layout.mus_per_block);
+        let blocks = u64::from(free + self.reloc.active_lanes());
+        let need = self.blocks.victim_valid.saturating_sub(self.streams[self.stream_index(GC)].room);
+        blocks * mpb < u64::from(self.cfg.gc_threshold_blocks) * mpb + need
     }
 
     /// What a refused lane start depends on: word lines moved, lanes started or ended, blocks
@@ -526,7 +546,7 @@ impl FtlCore {
         for s in &mut self.streams {
             s.open.fill(BlockId::NONE);
             s.open_dies.clear_all();
-            (s.pu_fill, s.pu_host, s.pu_live) = (0, 0, 0);
+            (s.pu_fill, s.pu_host, s.pu_live, s.room) = (0, 0, 0, 0);
         }
         self.next_seq = next_seq.max(1);
         self.gc_blocked_at = None;
@@ -572,6 +592,16 @@ impl FtlCore {
         }
         if free != self.blocks.free_total() {
             return Err(format!("free list holds {} but {free} blocks are free", self.blocks.free_total()));
+        }
+        for (si, s) in self.streams.iter().enumerate() {
+            let room: u64 = s
+                .open_dies
+                .ones()
+                .map(|d| u64::from(l.mus_per_block - self.blocks.write_ptr[s.open[d as usize].idx()]))
+                .sum();
+            if room != s.room {
+                return Err(format!("stream {si}: open blocks have room for {room} units, the stream says {}", s.room));
+            }
         }
         self.blocks.check_superblocks()
     }

@@ -114,6 +114,7 @@ impl FtlCore {
         rep.mapped_lpns = self.l2p.iter().filter(|&&p| p != Ppn::NONE).count() as u64;
         self.blocks.restamp_candidates();
         self.blocks.rebuild_superblocks();
+        self.blocks.recount_victim_valid();
         self.blocks.rebuild_free_lists(&self.layout);
         self.restart_streams(rep.max_seq.wrapping_add(1));
         self.check_invariants().map_err(RecoveryError::Inconsistent)?;

@@ -38,7 +38,8 @@ impl SimSsd {
         u64::try_from(wide).unwrap_or(u64::MAX)
     }
 
-    /// Runs GC: while free blocks (counting erases under way) are below the threshold, starts
+    /// Runs GC: while free blocks (counting what erases under way will free, and victims in
+    /// flight net of their data: `FtlCore::gc_wanted`) are below the threshold, starts
     /// lanes (a victim per die, staggered, see `relocate.rs`), and relocates the lanes' word
     /// lines *paced* against host writes — spread over the host writes that consume the space
     /// they free, so GC work is smooth rather than a burst per block (as firmware does to keep
@@ -51,7 +52,7 @@ impl SimSsd {
             // The common case after a host write: nothing owed, no lane to start.
             if !urgent
                 && self.pacing.is_some_and(|p| p.credit < ONE && p.ratio > 0)
-                && !(self.core.gc_wanted(self.pending_erases) && self.core.lane_could_start())
+                && !(self.core.lane_could_start() && self.core.gc_wanted(self.pending_erases))
             {
                 break;
             }

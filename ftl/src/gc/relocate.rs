@@ -104,6 +104,11 @@ impl Reloc {
         self.active > 0
     }
 
+    /// Lanes holding a victim.
+    pub(crate) fn active_lanes(&self) -> u32 {
+        self.active
+    }
+
     /// Whether another lane may start: an idle one exists and the lane started last has moved
     /// 1/dies of its word lines (or finished).
     pub(crate) fn may_start(&self) -> bool {
