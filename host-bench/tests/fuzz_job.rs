@@ -33,7 +33,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
 }
 
 fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
-    for opts in [ParseOptions::default(), ParseOptions { ignore_unsupported: true }] {
+    for opts in [ParseOptions::default(), ParseOptions { ignore_unsupported: true, host: None }] {
         let Ok(file) = parse_str(text, "fuzz.fio", &opts) else { continue };
         for spec in &file.jobs {
             let Ok(mut p) = IoPattern::new(spec, RngStreams::new(1).stream(StreamId::Host, 0), CAPACITY, 512) else {

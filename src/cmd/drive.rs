@@ -50,7 +50,8 @@ fn precondition_drive(a: &PreconditionArgs) -> Result<(), CliError> {
         "randwrite-4k" => Workload::RandWrite4k,
         "seq-128k" => Workload::Seq128k,
         p if p.ends_with(".fio") || std::path::Path::new(p).is_file() => Workload::Job(
-            job::parse_path(std::path::Path::new(p), &ParseOptions::default()).map_err(CliError::bad_input)?,
+            job::parse_path(std::path::Path::new(p), &ParseOptions::for_user_file(false))
+                .map_err(CliError::bad_input)?,
         ),
         other => {
             return Err(CliError::bad_input(format!(

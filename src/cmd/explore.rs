@@ -95,7 +95,7 @@ pub fn run(a: ExploreArgs) -> Result<(), CliError> {
     for (n, spec) in specs.iter().enumerate() {
         let file = match &a.job {
             Some(p) if a.lesson.is_none() => {
-                let f = job::parse_path(p, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
+                let f = job::parse_path(p, &ParseOptions::for_user_file(a.ignore_unsupported))
                     .map_err(CliError::bad_input)?;
                 for w in &f.warnings {
                     eprintln!("warning: {w}");

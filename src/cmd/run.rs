@@ -52,8 +52,8 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
-    let file = job::parse_path(&a.job, &ParseOptions { ignore_unsupported: a.ignore_unsupported })
-        .map_err(CliError::bad_input)?;
+    let file =
+        job::parse_path(&a.job, &ParseOptions::for_user_file(a.ignore_unsupported)).map_err(CliError::bad_input)?;
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }

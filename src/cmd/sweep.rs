@@ -191,7 +191,7 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
     };
     let job_text =
         std::fs::read_to_string(job_path).map_err(|e| CliError::bad_input(format!("{}: {e}", job_path.display())))?;
-    let opts = ParseOptions { ignore_unsupported: a.ignore_unsupported };
+    let opts = ParseOptions::for_user_file(a.ignore_unsupported);
     let file = job::parse_str(&job_text, &job_path.display().to_string(), &opts).map_err(CliError::bad_input)?;
     for w in &file.warnings {
         eprintln!("warning: {w}");
@@ -230,7 +230,7 @@ pub(super) fn fresh(a: &SweepArgs) -> Result<Started, CliError> {
 /// A stopped sweep from its checkpoint.
 fn resumed(dir: &std::path::Path) -> Result<Started, CliError> {
     let (plan, rows) = checkpoint::load(dir).map_err(CliError::bad_input)?;
-    let opts = ParseOptions { ignore_unsupported: plan.ignore_unsupported };
+    let opts = ParseOptions::for_user_file(plan.ignore_unsupported);
     let file = job::parse_str(&plan.job_text, &plan.spec.job_file, &opts).map_err(CliError::bad_input)?;
     eprintln!("resuming {}: {} points already finished", dir.display(), rows.len());
     Ok((plan.spec, file, plan.shard, dir.to_path_buf(), rows, None))

@@ -35,6 +35,8 @@ pub struct JobFileBuilder {
     /// The open job section; `None` before the first or while `[global]` is open.
     current: Option<JobSpec>,
     jobs: Vec<JobSpec>,
+    /// The parser's warnings for the same file (e.g. `time_based` without a runtime).
+    warnings: Vec<String>,
     error: Option<JobError>,
 }
 
@@ -48,6 +50,7 @@ impl JobFileBuilder {
             global_options: Vec::new(),
             current: None,
             jobs: Vec::new(),
+            warnings: Vec::new(),
             error: None,
         }
     }
@@ -80,7 +83,7 @@ impl JobFileBuilder {
         if self.jobs.is_empty() {
             return Err(JobError::NoJobs { file: self.file });
         }
-        Ok(JobFile { file: self.file, global_options: self.global_options, jobs: self.jobs, warnings: Vec::new() })
+        Ok(JobFile { file: self.file, global_options: self.global_options, jobs: self.jobs, warnings: self.warnings })
     }
 
     /// Ends the open job section with the parser's cross-option checks.
@@ -88,7 +91,10 @@ impl JobFileBuilder {
         let Some(mut spec) = self.current.take() else { return };
         if self.error.is_none() {
             match finish_job(&mut spec, &self.file) {
-                Ok(()) => self.jobs.push(spec),
+                Ok(w) => {
+                    self.warnings.extend(w);
+                    self.jobs.push(spec);
+                }
                 Err(e) => self.error = Some(e),
             }
         }

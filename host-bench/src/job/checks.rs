@@ -76,3 +76,35 @@ pub(crate) fn split_total(entries: usize, sum: u32, open: u32, loc: &Loc) -> Res
 pub(crate) fn unmodified(seq: Sequencing) -> Sequencing {
     Sequencing { add_bytes: 0, every_nr: 1, ..seq }
 }
+
+/// fio 3.33's engines that issue no reads or writes of data (`fio --enghelp`): a job using one
+/// measures a CPU, a network or file-system metadata, not a drive, so it is refused rather
+/// than run as block I/O.
+const NON_STORAGE_ENGINES: &[(&str, &str)] = &[
+    ("cpuio", "burns CPU"),
+    ("net", "moves data over a network socket"),
+    ("netsplice", "moves data over a network socket"),
+    ("rdma", "moves data over RDMA"),
+    ("exec", "runs a program"),
+    ("ftruncate", "truncates files"),
+    ("falloc", "allocates file space"),
+    ("e4defrag", "defragments ext4 files"),
+    ("filecreate", "creates files"),
+    ("filestat", "stats files"),
+    ("filedelete", "deletes files"),
+    ("dircreate", "creates directories"),
+    ("dirstat", "stats directories"),
+    ("dirdelete", "deletes directories"),
+];
+
+/// Refuses an `ioengine` whose operations are not reads and writes of data.
+pub(crate) fn storage_engine(v: &str, loc: &Loc) -> Result<(), JobError> {
+    let engine = v.trim();
+    match NON_STORAGE_ENGINES.iter().find(|(name, _)| *name == engine) {
+        Some((_, what)) => Err(loc.bad(
+            &format!("{what}, not reads and writes of a drive's blocks"),
+            "an engine that reads and writes data, e.g. psync, libaio, io_uring (any of them drives the simulator)",
+        )),
+        None => Ok(()),
+    }
+}

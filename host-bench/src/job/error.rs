@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobError {
     /// An option this simulator does not know (or support).
-    #[error("{file}:{line}: unknown option '{option}' (not a fio 3.33 option; see docs/fio-options.md; set ignore_unsupported to skip it with a warning)")]
+    #[error("{file}:{line}: unknown option '{option}' (neither a fio 3.33 option of `fio --cmdhelp=all` nor one of an ioengine ssdlab takes; see docs/fio-options.md; --ignore-unsupported skips it with a warning)")]
     UnknownOption { file: String, line: usize, option: String },
     /// A fio option ssdlab refuses, with the alternative (docs/fio-options.md).
     #[error("{file}:{line}: option '{option}' is not supported: {reason}")]

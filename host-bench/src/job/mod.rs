@@ -22,11 +22,13 @@ pub mod randmap;
 pub mod registry;
 mod resolve;
 mod seqpos;
+pub mod substitute;
 mod value;
 pub mod zipf;
 
 pub use error::{BadValue, JobError};
 pub use parse::{parse_path, parse_str, resolve_sections, ParseOptions, RawOption, RawSection};
+pub use substitute::HostVars;
 
 /// A whole job file after resolution.
 #[derive(Clone, Debug, PartialEq)]

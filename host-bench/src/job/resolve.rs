@@ -1,7 +1,8 @@
 //! Stage two: apply one option to a [`JobSpec`], validating its value.
 
 use super::checks::{
-    block_bytes, nonzero, split_total, unmodified, IODEPTH, LOOPS, NUMJOBS, PERCENT, RATE_IOPS, SPLIT_ALLOWED,
+    block_bytes, nonzero, split_total, storage_engine, unmodified, IODEPTH, LOOPS, NUMJOBS, PERCENT, RATE_IOPS,
+    SPLIT_ALLOWED,
 };
 use super::error::{JobError, Loc};
 use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns};
@@ -24,6 +25,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "name" => spec.name = v.to_string(),
         "description" => spec.description = Some(v.to_string()),
         "filename" => spec.filename = Some(v.to_string()),
+        "ioengine" => storage_engine(v, loc)?,
         "rw" => (spec.rw, spec.sequencing) = rw_mode(v, spec.sequencing, loc)?,
         "rw_sequencer" => {
             spec.sequencing.identical = match v.trim() {
@@ -177,7 +179,7 @@ fn ss_mut(spec: &mut JobSpec) -> &mut SteadyState {
 }
 
 /// Cross-option checks once a job section is complete.
-pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError> {
+pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, JobError> {
     if spec.steadystate.is_some_and(|s| s.limit <= 0.0) {
         spec.steadystate = None;
     }
@@ -204,11 +206,16 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<(), JobError>
             return Err(loc.bad(&format!("cannot be combined with {other} here"), "one of them per job"));
         }
     }
+    let mut warnings = Vec::new();
     if spec.time_based && spec.runtime_ns.unwrap_or(0) == 0 {
-        let loc = Loc { file, line: spec.line, option: "time_based", value: "1" };
-        return Err(loc.bad("needs a runtime", "time_based together with runtime > 0"));
+        // fio 3.33 (init.c fixup_options) says so and runs the job without time_based.
+        spec.time_based = false;
+        warnings.push(format!(
+            "{file}:{}: job '{}': time_based requires a runtime; time_based is off, as in fio",
+            spec.line, spec.name
+        ));
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// fio's verify methods; `0` means none.

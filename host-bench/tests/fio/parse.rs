@@ -267,7 +267,7 @@ fn steady_state() {
 fn error_messages_are_one_line_and_exact() {
     assert_eq!(
         err("[j]\nrw=read\nfoo=bar\n"),
-        "jobs/x.fio:3: unknown option 'foo' (not a fio 3.33 option; see docs/fio-options.md; set ignore_unsupported to skip it with a warning)"
+        "jobs/x.fio:3: unknown option 'foo' (neither a fio 3.33 option of `fio --cmdhelp=all` nor one of an ioengine ssdlab takes; see docs/fio-options.md; --ignore-unsupported skips it with a warning)"
     );
     assert_eq!(
         err("[j]\nsize=12q\n"),
@@ -286,10 +286,6 @@ fn error_messages_are_one_line_and_exact() {
         "jobs/x.fio:2: option 'rw' = randomread is not a known pattern (allowed read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw)"
     );
     assert_eq!(err("[j]\nnumjobs=0\n"), "jobs/x.fio:2: option 'numjobs' = 0 is out of range (allowed 1..=4096)");
-    assert_eq!(
-        err("[j]\ntime_based\n"),
-        "jobs/x.fio:1: option 'time_based' = 1 needs a runtime (allowed time_based together with runtime > 0)"
-    );
     assert_eq!(
         err("[global]\nbs=4k\n"),
         "jobs/x.fio: no job sections (expected at least one [name] section besides [global])"
@@ -313,7 +309,7 @@ fn error_messages_are_one_line_and_exact() {
 
 #[test]
 fn ignore_unsupported_collects_warnings() {
-    let opts = ParseOptions { ignore_unsupported: true };
+    let opts = ParseOptions { ignore_unsupported: true, host: None };
     let f = parse_str("[j]\nfoo=1\nrw=write\nbar\n", "a.fio", &opts).unwrap();
     assert_eq!(
         f.warnings,
@@ -409,4 +405,49 @@ fn latency_target_and_flow_options() {
     assert!(e.contains("'latency_target'") && e.contains("cannot be combined with rate_iops"), "{e}");
     let e = err("[j]\nflow=2\nread_iolog=x.log\n");
     assert!(e.contains("'flow'") && e.contains("read_iolog"), "{e}");
+}
+
+#[test]
+fn time_based_without_runtime_warns_and_runs_size_based_as_fio() {
+    let f = parse("[j]\ntime_based\nsize=1m\n").unwrap();
+    assert!(!f.jobs[0].time_based);
+    assert_eq!(f.warnings, vec!["jobs/x.fio:1: job 'j': time_based requires a runtime; time_based is off, as in fio"]);
+}
+
+#[test]
+fn comments_after_options_and_headers_are_cut_as_fio_cuts_them() {
+    let f = parse("[j] ; first\nbs=8k # eight\nsize=1m;x#y\niodepth=4#\n").unwrap();
+    let j = &f.jobs[0];
+    assert_eq!(j.name, "j");
+    assert_eq!(
+        j.options,
+        vec![("bs".into(), "8k".into()), ("size".into(), "1m".into()), ("iodepth".into(), "4".into())]
+    );
+}
+
+#[test]
+fn substitutions_only_with_host_values() {
+    // Without host values (generated text) `$ncpus` stays as written and is no number.
+    assert!(err("[j]\nnumjobs=$ncpus\n").contains("numjobs"));
+    let host =
+        host_bench::job::HostVars { ncpus: 3, mb_memory: 1024, pagesize: 4096, env: [("D".into(), "8".into())].into() };
+    let opts = ParseOptions { ignore_unsupported: false, host: Some(host) };
+    let f = parse_str("[j]\nnumjobs=$ncpus\niodepth=${D}\nsize=$pagesize*2\n", "jobs/x.fio", &opts).unwrap();
+    assert_eq!(f.jobs.len(), 1);
+    let j = &f.jobs[0];
+    assert_eq!((j.numjobs, j.iodepth), (3, 8));
+    assert_eq!(j.options[2], ("size".into(), "8192".into()));
+    assert_eq!(f.warnings.len(), 2, "{:?}", f.warnings);
+}
+
+#[test]
+fn engines_without_data_io_are_refused_and_data_engines_taken() {
+    assert_eq!(
+        err("[j]\nioengine=cpuio\n"),
+        "jobs/x.fio:2: option 'ioengine' = cpuio burns CPU, not reads and writes of a drive's blocks (allowed an engine that reads and writes data, e.g. psync, libaio, io_uring (any of them drives the simulator))"
+    );
+    assert!(err("[j]\nioengine=net\n").contains("network socket"));
+    for e in ["psync", "libaio", "io_uring", "pvsync2", "mmap", "sg", "null", "rbd"] {
+        job(&format!("ioengine={e}\nnowait=1\nuserspace_reap\nnonvectored=1"));
+    }
 }

@@ -96,7 +96,8 @@ fn refused_options_name_file_line_option_and_alternative() {
     }
     let e = parse("zonemode=zbd").unwrap_err();
     assert!(e.contains("'zonemode' = zbd is not supported (allowed none, strided"), "{e}");
-    let lenient = parse_str("[j]\nthinktime=1\n", "x.fio", &ParseOptions { ignore_unsupported: true }).unwrap();
+    let lenient =
+        parse_str("[j]\nthinktime=1\n", "x.fio", &ParseOptions { ignore_unsupported: true, host: None }).unwrap();
     assert_eq!(lenient.warnings.len(), 1);
     assert!(lenient.warnings[0].contains("ignoring refused option 'thinktime'"), "{:?}", lenient.warnings);
 }
