@@ -241,12 +241,7 @@ fn run_real(
     progress: &mut dyn FnMut(RunProgress),
 ) -> Result<RealOutcome, CliError> {
     let qd = file.jobs.iter().map(|j| j.iodepth * j.numjobs).max().unwrap_or(1).max(1);
-    let max_block = file
-        .jobs
-        .iter()
-        .flat_map(|j| j.bs_bytes.iter().copied().chain(j.bssplit.iter().flatten().map(|e| e.bytes)))
-        .max()
-        .unwrap_or(4096);
+    let max_block = file.jobs.iter().flat_map(|j| (0..3).flat_map(move |d| j.block_sizes(d))).max().unwrap_or(4096);
     let mut max_block = u64::from(max_block);
     for log in file.jobs.iter().filter_map(|j| j.replay.read_iolog.as_deref()) {
         max_block = max_block.max(runner::largest_entry_bytes(log).map_err(CliError::bad_input)?);

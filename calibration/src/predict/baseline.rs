@@ -208,6 +208,9 @@ pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>),
     let reads = !matches!(j.rw, RwMode::Write | RwMode::RandWrite);
     let writes = !matches!(j.rw, RwMode::Read | RwMode::RandRead);
     let dirs: Vec<usize> = [(reads, 0), (writes, 1)].iter().filter(|d| d.0).map(|d| d.1).collect();
+    if dirs.iter().any(|&d| j.bs_range[d].is_some() && j.bssplit[d].is_empty()) {
+        return Err("option `bsrange`: block-size ranges are not predicted; give the sizes with bssplit".into());
+    }
     let split: &Vec<BsSplitEntry> = &j.bssplit[dirs[0]];
     if dirs.iter().any(|&d| j.bssplit[d] != *split || (split.is_empty() && j.bs_bytes[d] != j.bs_bytes[dirs[0]])) {
         return Err("option `bs`/`bssplit`: reads and writes with different block sizes are not predicted".into());

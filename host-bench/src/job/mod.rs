@@ -326,6 +326,9 @@ pub struct JobSpec {
     pub bs_bytes: [u32; 3],
     /// Per-direction block size mix; overrides `bs_bytes` for that direction when non-empty.
     pub bssplit: [Vec<BsSplitEntry>; 3],
+    /// Per-direction `bsrange` (min, max): overrides `bs_bytes` (in either order, as fio's
+    /// min_bs/max_bs do), not `bssplit`.
+    pub bs_range: [Option<(u32, u32)>; 3],
     /// Offset alignment for random I/O; default the smallest block size of the direction.
     pub blockalign_bytes: Option<u32>,
     /// Percent of mixed I/Os that are reads. Default 50.
@@ -441,6 +444,7 @@ impl JobSpec {
             rw: RwMode::Read,
             bs_bytes: [4096; 3],
             bssplit: [Vec::new(), Vec::new(), Vec::new()],
+            bs_range: [None; 3],
             blockalign_bytes: None,
             rwmixread_percent: 50,
             iodepth: 1,
@@ -505,10 +509,12 @@ impl JobSpec {
         Some(v)
     }
 
-    /// Block sizes a direction can use (its bssplit, else its bs).
+    /// Block sizes a direction can use (its bssplit, else the ends of its bsrange, else its bs).
     pub fn block_sizes(&self, dir: usize) -> impl Iterator<Item = u32> + '_ {
         let split = &self.bssplit[dir];
-        let single = if split.is_empty() { Some(self.bs_bytes[dir]) } else { None };
-        split.iter().map(|e| e.bytes).chain(single)
+        let range = self.bs_range[dir].filter(|_| split.is_empty());
+        let single = if split.is_empty() && range.is_none() { Some(self.bs_bytes[dir]) } else { None };
+        let ends = range.into_iter().flat_map(|(lo, hi)| [lo, hi]);
+        split.iter().map(|e| e.bytes).chain(ends).chain(single)
     }
 }

@@ -72,6 +72,8 @@ pub struct IoPattern {
     rwmixread_percent: u32,
     /// Per direction: (block size, cumulative percent) entries, last one at 100.
     bs_table: [Box<[(u32, u32)]>; 3],
+    /// Per direction, a bsrange's (min, max) when it sets the lengths (no bssplit).
+    bs_range: [Option<(u32, u32)>; 3],
     align_bytes: [u64; 3],
     percentage_random: [u32; 3],
     region_start_bytes: u64,
@@ -194,6 +196,7 @@ impl IoPattern {
             rw: spec.rw,
             rwmixread_percent: spec.rwmixread_percent,
             bs_table,
+            bs_range: std::array::from_fn(|d| spec.bs_range[d].filter(|_| spec.bssplit[d].is_empty())),
             align_bytes,
             percentage_random: spec.percentage_random,
             region_start_bytes: start,
@@ -428,6 +431,11 @@ impl IoPattern {
     #[inline]
     #[allow(clippy::cast_possible_truncation)] // below(100) < 100
     fn next_len(&mut self, d: usize) -> u32 {
+        if let Some((lo, hi)) = self.bs_range[d] {
+            // fio's get_next_buflen: min + max x U, aligned down to a multiple of min, at most max.
+            let t = below(&mut self.rng, u64::from(hi)) as u32;
+            return hi.min(lo + t / lo * lo);
+        }
         let table = &self.bs_table[d];
         if table.len() == 1 {
             return table[0].0;

@@ -36,6 +36,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         }
         "bs" => spec.bs_bytes = per_dir(v, spec.bs_bytes, loc, |f| block_size(f, loc))?,
         "bssplit" => spec.bssplit = bssplit(v, &spec.bssplit, loc)?,
+        "bsrange" => spec.bs_range = per_dir(v, spec.bs_range, loc, |f| bs_range(f, loc).map(Some))?,
         "ba" => spec.blockalign_bytes = Some(block_size(v, loc)?),
         "rwmixread" => spec.rwmixread_percent = int_in_u32(v, PERCENT.0, PERCENT.1, loc)?,
         "rwmixwrite" => spec.rwmixread_percent = 100 - int_in_u32(v, 0, 100, loc)?,
@@ -311,6 +312,16 @@ fn rw_name(v: &str, loc: &Loc) -> Result<RwMode, JobError> {
 /// A block size: 1 byte ..= 1 GiB.
 fn block_size(v: &str, loc: &Loc) -> Result<u32, JobError> {
     block_bytes(size_bytes(v, loc)?, loc)
+}
+
+/// `min-max` or `min:max`, either order (fio swaps them).
+fn bs_range(v: &str, loc: &Loc) -> Result<(u32, u32), JobError> {
+    let (a, b) = v
+        .split_once('-')
+        .or_else(|| v.split_once(':'))
+        .ok_or_else(|| loc.bad("is not a range", "min-max block sizes per direction, e.g. 4k-64k or 4k-64k,8k-16k"))?;
+    let (a, b) = (block_size(a.trim(), loc)?, block_size(b.trim(), loc)?);
+    Ok((a.min(b), a.max(b)))
 }
 
 fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {

@@ -451,3 +451,13 @@ fn engines_without_data_io_are_refused_and_data_engines_taken() {
         job(&format!("ioengine={e}\nnowait=1\nuserspace_reap\nnonvectored=1"));
     }
 }
+
+#[test]
+fn bsrange_per_direction_either_order_and_below_bssplit() {
+    let j = job("bsrange=16k-4k,8k:64k\nbs=128k");
+    assert_eq!(j.bs_range, [Some((4096, 16384)), Some((8192, 65536)), Some((8192, 65536))]);
+    assert_eq!(j.block_sizes(0).collect::<Vec<_>>(), vec![4096, 16384], "bsrange wins over bs, as fio's min_bs/max_bs");
+    let j = job("bsrange=4k-16k\nbssplit=8k/100");
+    assert_eq!(j.block_sizes(1).collect::<Vec<_>>(), vec![8192], "bssplit takes precedence");
+    assert!(err("[j]\nbsrange=4k\n").contains("is not a range"));
+}

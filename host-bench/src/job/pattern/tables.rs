@@ -33,9 +33,14 @@ pub(super) fn coverage(
     }
 }
 
-/// Block-size table of a direction: its bssplit, else its single bs at 100%.
+/// Block-size table of a direction: its bssplit, else its single bs at 100%. A bsrange's
+/// table holds its two ends, for the checks and the alignment; its lengths are drawn from the
+/// range itself (`IoPattern::next_len`).
 pub(super) fn bs_entries(spec: &JobSpec, d: usize) -> Box<[(u32, u32)]> {
     let split = &spec.bssplit[d];
+    if let Some((lo, hi)) = spec.bs_range[d].filter(|_| split.is_empty()) {
+        return vec![(lo, 50), (hi, 100)].into_boxed_slice();
+    }
     if split.is_empty() {
         return vec![(spec.bs_bytes[d], 100)].into_boxed_slice();
     }
