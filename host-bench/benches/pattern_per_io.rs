@@ -33,7 +33,8 @@ fn per_io(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter_batched_ref(
                 || {
-                    let p = IoPattern::new(&spec, RngStreams::new(1).stream(StreamId::Host, 0), 1 << 40, 4096).unwrap();
+                    let p =
+                        IoPattern::new(&spec, 0, RngStreams::new(1).stream(StreamId::Host, 0), 1 << 40, 4096).unwrap();
                     (p, Histogram::new(), SeriesRecorder::new(0, 1_000_000_000))
                 },
                 |(p, h, s)| {

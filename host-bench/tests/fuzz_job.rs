@@ -36,7 +36,7 @@ fn check_unbounded(text: &str) -> Result<(), TestCaseError> {
     for opts in [ParseOptions::default(), ParseOptions { ignore_unsupported: true, host: None }] {
         let Ok(file) = parse_str(text, "fuzz.fio", &opts) else { continue };
         for spec in &file.jobs {
-            let Ok(mut p) = IoPattern::new(spec, RngStreams::new(1).stream(StreamId::Host, 0), CAPACITY, 512) else {
+            let Ok(mut p) = IoPattern::new(spec, 0, RngStreams::new(1).stream(StreamId::Host, 0), CAPACITY, 512) else {
                 continue;
             };
             for _ in 0..32 {

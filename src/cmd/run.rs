@@ -261,12 +261,20 @@ fn run_real(
         o.size_bytes = file
             .jobs
             .iter()
-            .filter_map(|j| match (j.size, j.offset) {
-                (Some(job::SizeSpec::Bytes(b)), job::SizeSpec::Bytes(o)) => Some(o + b),
-                (Some(job::SizeSpec::Bytes(b)), _) => Some(b),
-                _ => None,
+            .filter_map(|j| {
+                // The last numjobs clone starts furthest (offset_increment); a percentage offset
+                // is of the whole target, as fio's is of the file.
+                let step = match j.offset_increment {
+                    job::SizeSpec::Bytes(s) => Some(s * u64::from(j.numjobs - 1)),
+                    job::SizeSpec::Percent(_) => None,
+                };
+                match (j.size, j.offset, step) {
+                    (Some(job::SizeSpec::Bytes(b)), job::SizeSpec::Bytes(o), Some(step)) => Some(Some(o + step + b)),
+                    (Some(job::SizeSpec::Bytes(_)), _, _) => Some(None),
+                    _ => None,
+                }
             })
-            .max();
+            .try_fold(0u64, |acc, w| w.map(|w| acc.max(w)));
     }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut logs = super::iolog::IologFiles::create(file, a.real.target.as_deref())?;

@@ -200,7 +200,17 @@ pub fn workload_of(j: &JobSpec) -> Result<(Workload, WorkloadRead, Vec<String>),
     if j.distribution != Distribution::Uniform {
         return Err("option `random_distribution`: only uniform random offsets are predicted".into());
     }
-    for key in ["rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "offset", "zonemode", "io_size"] {
+    for key in [
+        "rate",
+        "rate_iops",
+        "rate_min",
+        "rate_iops_min",
+        "thinktime",
+        "offset",
+        "offset_increment",
+        "zonemode",
+        "io_size",
+    ] {
         if let Some((k, _)) = j.options.iter().find(|(k, _)| k == key) {
             return Err(format!("option `{k}`: the prediction runs closed-loop over the whole drive"));
         }

@@ -338,6 +338,10 @@ pub struct JobSpec {
     /// Region size; default the device from `offset` to its end.
     pub size: Option<SizeSpec>,
     pub offset: SizeSpec,
+    /// `offset_increment`: each `numjobs` clone starts this much further than the one before.
+    pub offset_increment: SizeSpec,
+    /// `offset_align`: a percentage offset is aligned up to this; 0 = the job's smallest block size.
+    pub offset_align_bytes: u64,
     /// Bytes of I/O per loop when it differs from `size`.
     pub io_size: Option<SizeSpec>,
     /// I/O count per loop; wins over sizes.
@@ -451,6 +455,8 @@ impl JobSpec {
             numjobs: 1,
             size: None,
             offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            offset_align_bytes: 0,
             io_size: None,
             number_ios: None,
             runtime_ns: None,

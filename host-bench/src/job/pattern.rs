@@ -31,7 +31,7 @@ use super::{JobSpec, RwMode, Sequencing};
 use crate::device::IoDir;
 
 mod tables;
-use tables::{bs_entries, coverage, make_sampler};
+use tables::{bs_entries, coverage, make_sampler, start_offset};
 
 /// Geometry problems that make a job impossible on a device.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -126,9 +126,11 @@ enum Coverage {
 }
 
 impl IoPattern {
-    /// Resolves the job's region on a device and prepares the samplers.
+    /// Resolves the job's region on a device for `numjobs` clone `subjob` (0-based) and
+    /// prepares the samplers.
     pub fn new(
         spec: &JobSpec,
+        subjob: u32,
         mut rng: ChaCha8Rng,
         capacity_bytes: u64,
         logical_block_bytes: u32,
@@ -157,7 +159,9 @@ impl IoPattern {
                 return Err(misaligned("blockalign", align_bytes[d]));
             }
         }
-        let start = spec.offset.resolve(capacity_bytes, lbs).min(capacity_bytes);
+        let smallest_bs = bs_table.iter().flat_map(|t| t.iter().map(|e| u64::from(e.0))).min().unwrap_or(4096);
+        let start = start_offset(spec, subjob, capacity_bytes, smallest_bs) / lbs * lbs;
+        let start = start.min(capacity_bytes);
         let room = capacity_bytes - start;
         let region = spec.size.map_or(room, |s| s.resolve(capacity_bytes, lbs)).min(room);
         if region < u64::from(max_bs) || max_bs == 0 {

@@ -44,6 +44,8 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "numjobs" => spec.numjobs = int_in_u32(v, NUMJOBS.0, NUMJOBS.1, loc)?,
         "size" => spec.size = Some(nonzero_size(v, loc)?),
         "offset" => spec.offset = size_spec(v, loc)?,
+        "offset_increment" => spec.offset_increment = size_spec(v, loc)?,
+        "offset_align" => spec.offset_align_bytes = size_bytes(v, loc)?,
         "io_size" => spec.io_size = Some(nonzero_size(v, loc)?),
         "number_ios" => spec.number_ios = Some(int_in(v, 1, u64::MAX, loc)?),
         "runtime" => spec.runtime_ns = Some(time_ns(v, loc)?),

@@ -93,7 +93,7 @@ pub(super) fn new_instance(
             .map_err(|message| RunError::Iolog { job: spec.name.clone(), message })?;
         (Source::Iolog(Box::new(log)), u64::MAX, u64::MAX)
     } else {
-        let mut pattern = IoPattern::new(spec, rng, info.capacity_bytes, info.logical_block_bytes)?;
+        let mut pattern = IoPattern::new(spec, clone, rng, info.capacity_bytes, info.logical_block_bytes)?;
         let (b, n) = budgets(spec, &mut pattern, info);
         (Source::Pattern(pattern), b, n)
     };

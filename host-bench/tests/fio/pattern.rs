@@ -16,7 +16,7 @@ fn spec(body: &str) -> JobSpec {
 }
 
 fn pattern(body: &str, seed: u64, capacity: u64) -> IoPattern {
-    IoPattern::new(&spec(body), RngStreams::new(seed).stream(StreamId::Host, 0), capacity, 512).unwrap()
+    IoPattern::new(&spec(body), 0, RngStreams::new(seed).stream(StreamId::Host, 0), capacity, 512).unwrap()
 }
 
 fn draw(p: &mut IoPattern, n: usize) -> Vec<NextIo> {
@@ -184,11 +184,16 @@ fn percentage_random_mixes_sequential() {
 
 #[test]
 fn geometry_errors() {
-    let e = IoPattern::new(&spec("bs=1000"), RngStreams::new(1).stream(StreamId::Host, 0), GIB, 512).unwrap_err();
+    let e = IoPattern::new(&spec("bs=1000"), 0, RngStreams::new(1).stream(StreamId::Host, 0), GIB, 512).unwrap_err();
     assert_eq!(e, PatternError::Misaligned { job: "j".into(), what: "block size", bytes: 1000, block_bytes: 512 });
-    let e =
-        IoPattern::new(&spec("bs=1m\noffset=1023m\nsize=512k"), RngStreams::new(1).stream(StreamId::Host, 0), GIB, 512)
-            .unwrap_err();
+    let e = IoPattern::new(
+        &spec("bs=1m\noffset=1023m\nsize=512k"),
+        0,
+        RngStreams::new(1).stream(StreamId::Host, 0),
+        GIB,
+        512,
+    )
+    .unwrap_err();
     assert!(matches!(e, PatternError::RegionTooSmall { .. }), "{e}");
 }
 
@@ -298,7 +303,7 @@ fn random_map_leaves_sequential_share_unmarked() {
 /// relative to `base`.
 fn job_blocks(body: &str, base: u64) -> Vec<String> {
     let spec = spec(body);
-    let mut p = IoPattern::new(&spec, RngStreams::new(1).stream(StreamId::Host, 0), 16 << 20, 512).unwrap();
+    let mut p = IoPattern::new(&spec, 0, RngStreams::new(1).stream(StreamId::Host, 0), 16 << 20, 512).unwrap();
     let per_loop = spec.io_size.map_or(p.region().1, |s| s.resolve(16 << 20, 512));
     p.set_loop_bytes(per_loop);
     p.set_loops(spec.loops, spec.io_size.is_some());

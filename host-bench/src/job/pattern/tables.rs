@@ -88,3 +88,21 @@ pub(super) fn make_sampler(dist: &Distribution, slots: u64, region: u64, unit: u
         }
     }
 }
+
+/// Where `numjobs` clone `subjob` starts, as fio 3.33's `get_start_offset`: `offset + subjob x
+/// offset_increment`, and when either is a percentage (of the device) the sum aligned *up* to
+/// `offset_align`, or else to the job's smallest block size.
+pub(super) fn start_offset(spec: &JobSpec, subjob: u32, capacity_bytes: u64, smallest_bs: u64) -> u64 {
+    let bytes = |s: SizeSpec| match s {
+        SizeSpec::Bytes(b) => (b, false),
+        SizeSpec::Percent(p) => (nand_model::cast::sat_u64(capacity_bytes as f64 * p / 100.0), true),
+    };
+    let (base, base_pct) = bytes(spec.offset);
+    let (step, step_pct) = bytes(spec.offset_increment);
+    let raw = base.saturating_add(step.saturating_mul(u64::from(subjob)));
+    if !(base_pct || step_pct) {
+        return raw;
+    }
+    let align = if spec.offset_align_bytes > 0 { spec.offset_align_bytes } else { smallest_bs.max(1) };
+    raw.div_ceil(align).saturating_mul(align)
+}

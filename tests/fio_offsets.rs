@@ -1,0 +1,68 @@
+//! `offset_increment` and `offset_align` place `numjobs` clones as real fio (Debian's fio 3.33)
+//! does: clone i starts at offset + i x increment, and a percentage (of the file) is aligned up
+//! to offset_align or the job's smallest block size. Both write the same jobs to the same file
+//! with `write_iolog`; the (offset, length) of every write are the same set.
+//!
+//! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
+//! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+
+const FILE_BYTES: u64 = 64 << 20;
+
+/// (offset, length) of every write in a fio iolog v3, sorted.
+fn writes(log: &Path) -> Vec<(u64, u64)> {
+    let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    let mut w: Vec<(u64, u64)> = text
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [_, _, "write", off, len] => Some((off.parse().unwrap(), len.parse().unwrap())),
+            _ => None,
+        })
+        .collect();
+    w.sort_unstable();
+    w
+}
+
+#[test]
+fn numjobs_clones_start_where_fio_starts_them() {
+    if !fio_or_skip() {
+        return;
+    }
+    let dir = disk_temp_dir("offsets");
+    let data = dir.join("data.img");
+    std::fs::File::create(&data).unwrap().set_len(FILE_BYTES).unwrap();
+    let cases = [
+        // Percentages: 10% of 64 MiB is no multiple of 12 KiB, so fio aligns each start up.
+        ("pct", "rw=write\nbs=12k\nsize=120k\nnumjobs=3\noffset=10%\noffset_increment=20%\n"),
+        ("align", "rw=write\nbs=4k\nsize=64k\nnumjobs=2\noffset=7%\noffset_increment=1m\noffset_align=64k\n"),
+        ("bytes", "rw=randwrite\nbs=64k\nsize=256k\nnumjobs=4\noffset=1m\noffset_increment=4m\n"),
+    ];
+    for (name, body) in cases {
+        let job = |log: &str| {
+            format!(
+                "[{name}]\nfilename={}\nioengine=psync\ndirect=1\n{body}write_iolog={}\n",
+                data.display(),
+                dir.join(log).display()
+            )
+        };
+        let (fio_log, ssd_log) = (format!("{name}.fio.log"), format!("{name}.ssd.log"));
+        std::fs::write(dir.join("fio.fio"), job(&fio_log)).unwrap();
+        let out = Command::new("fio").arg(dir.join("fio.fio")).output().expect("run fio");
+        assert!(out.status.success(), "fio {name}: {}", String::from_utf8_lossy(&out.stderr));
+        std::fs::write(dir.join("ssd.fio"), job(&ssd_log)).unwrap();
+        let out = Command::new(bin())
+            .args(["run", dir.join("ssd.fio").to_str().unwrap(), "--target", data.to_str().unwrap()])
+            .output()
+            .expect("run ssdlab");
+        assert!(out.status.success(), "ssdlab {name}: {}", stderr(&out));
+        let (f, s) = (writes(&dir.join(&fio_log)), writes(&dir.join(&ssd_log)));
+        assert!(f.len() >= 16, "{name}: {} writes", f.len());
+        assert_eq!(s, f, "{name}");
+    }
+}
