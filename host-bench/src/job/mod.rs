@@ -394,6 +394,8 @@ pub struct JobSpec {
     pub latency: LatencyTarget,
     /// fio `flow_id`, `flow`, `flow_sleep` (weight 0: no flow control).
     pub flow: Flow,
+    /// fio `thinktime` and its companions (`runner/think.rs`).
+    pub think: ThinkTime,
     /// fio `io_submit_mode=offload` (default inline).
     pub submit_offload: bool,
     pub description: Option<String>,
@@ -427,6 +429,29 @@ pub struct Flow {
     pub weight: u32,
     /// `flow_sleep`: microseconds a held job waits, its queue drained, before it retries.
     pub sleep_us: u64,
+}
+
+/// fio's think time: after `blocks` I/Os (or `iotime_ns` of I/O), the job drains its queue and
+/// pauses (see `runner/think.rs`). All zero: no think time (fio's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThinkTime {
+    /// `thinktime`: the pause (bare numbers are microseconds).
+    pub ns: u64,
+    /// `thinktime_spin`: the part of the pause spent spinning (a pause either way here).
+    pub spin_ns: u64,
+    /// `thinktime_blocks` when given (fio's default 1 otherwise, unless `thinktime_iotime`).
+    pub blocks: Option<u64>,
+    /// `thinktime_blocks_type=issue` (default `complete`: blocks are counted as they complete).
+    pub by_issue: bool,
+    /// `thinktime_iotime`: also pause once this much time passed since the last pause.
+    pub iotime_ns: u64,
+}
+
+impl ThinkTime {
+    /// Whether the job thinks at all (fio checks `thinktime` only).
+    pub fn active(&self) -> bool {
+        self.ns > 0
+    }
 }
 
 /// fio's default completion-latency percentiles.
@@ -484,6 +509,7 @@ impl JobSpec {
             do_verify: true,
             latency: LatencyTarget::default(),
             flow: Flow::default(),
+            think: ThinkTime::default(),
             submit_offload: false,
             write_iolog: None,
             replay: Replay::default(),

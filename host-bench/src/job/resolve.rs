@@ -5,7 +5,7 @@ use super::checks::{
     SPLIT_ALLOWED,
 };
 use super::error::{JobError, Loc};
-use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns};
+use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns, time_ns_bare};
 use super::{
     BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, Sequencing, SizeSpec, SsMetric, SteadyState,
     StridedZones, UnifiedRw, Zone,
@@ -91,6 +91,17 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         // fio 3.33 stores a negative weight unsigned (-1 is 4294967295), which wraps the
         // flow's total weight: refused rather than reproduced.
         "flow" => spec.flow.weight = int_in_u32(v, 0, 1000, loc)?,
+        "thinktime" => spec.think.ns = time_ns_bare(v, 1e3, loc)?,
+        "thinktime_spin" => spec.think.spin_ns = time_ns_bare(v, 1e3, loc)?,
+        "thinktime_blocks" => spec.think.blocks = Some(int_in(v, 1, u64::from(u32::MAX), loc)?),
+        "thinktime_blocks_type" => {
+            spec.think.by_issue = match v.trim() {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err(loc.bad("is not a blocks type", "complete, issue")),
+            }
+        }
+        "thinktime_iotime" => spec.think.iotime_ns = time_ns(v, loc)?,
         "flow_sleep" => spec.flow.sleep_us = int_in(v, 0, u64::from(u32::MAX), loc)?,
         "io_submit_mode" => {
             spec.submit_offload = match v.trim() {
@@ -201,7 +212,11 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
             skip_bytes: z.skip_bytes,
         }),
     };
-    let steered = [("latency_target", spec.latency.target_ns > 0), ("flow", spec.flow.weight > 0)];
+    let steered = [
+        ("latency_target", spec.latency.target_ns > 0),
+        ("flow", spec.flow.weight > 0),
+        ("thinktime", spec.think.active()),
+    ];
     if let Some((option, _)) = steered.into_iter().find(|s| s.1) {
         let paced = [("rate_iops", spec.rate_limited()), ("read_iolog", spec.replay.read_iolog.is_some())];
         if let Some((other, _)) = paced.into_iter().find(|p| p.1) {

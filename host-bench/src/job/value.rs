@@ -63,10 +63,17 @@ pub(crate) fn size_spec(text: &str, loc: &Loc) -> Result<SizeSpec, JobError> {
 
 /// Nanoseconds from a fio time value; bare numbers are seconds.
 pub(crate) fn time_ns(text: &str, loc: &Loc) -> Result<u64, JobError> {
+    time_ns_bare(text, 1e9, loc)
+}
+
+/// Nanoseconds from a fio time value whose bare numbers are `bare_ns` each (fio's `is_time`
+/// integer options without `is_seconds`, e.g. `thinktime`, count microseconds).
+pub(crate) fn time_ns_bare(text: &str, bare_ns: f64, loc: &Loc) -> Result<u64, JobError> {
     let text = text.trim();
     let (num, suffix) = split_number(text);
     let unit_ns: f64 = match suffix.to_ascii_lowercase().as_str() {
-        "" | "s" | "sec" => 1e9,
+        "" => bare_ns,
+        "s" | "sec" => 1e9,
         "us" | "usec" => 1e3,
         "ms" | "msec" => 1e6,
         "m" | "min" => 60e9,

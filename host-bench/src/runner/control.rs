@@ -1,9 +1,10 @@
 //! Closed-loop instances whose depth or pace another rule sets: fio's `latency_target` search
-//! (`lat_target.rs`) and token flow between jobs (`flow.rs`). Instances without either never
-//! come here: the runner tests one `Option` per completion.
+//! (`lat_target.rs`), token flow between jobs (`flow.rs`) and think time (`think.rs`).
+//! Instances without any never come here: the runner tests one `Option` per completion.
 
 use super::flow::{FlowMember, FlowShared};
 use super::lat_target::LatSearch;
+use super::think::Think;
 use super::*;
 
 /// The rules that steer one instance.
@@ -11,15 +12,17 @@ use super::*;
 pub(super) struct Control {
     pub(super) lat: Option<Box<LatSearch>>,
     pub(super) flow: Option<FlowMember>,
+    pub(super) think: Option<Think>,
 }
 
 impl Control {
-    /// The job's rules, or `None` when it has neither (the common case).
+    /// The job's rules, or `None` when it has none (the common case).
     pub(super) fn new(spec: &JobSpec, flows: &mut Vec<FlowShared>, window_ns: u64, now_ns: u64) -> Option<Box<Self>> {
         let lat = LatSearch::new(&spec.latency, window_ns, spec.iodepth, now_ns);
         let flow = (spec.flow.weight > 0)
             .then(|| FlowMember::join(flows, spec.flow.id, spec.flow.weight, spec.flow.sleep_us.saturating_mul(1000)));
-        (lat.is_some() || flow.is_some()).then(|| Box::new(Control { lat, flow }))
+        let think = Think::new(&spec.think, now_ns);
+        (lat.is_some() || flow.is_some() || think.is_some()).then(|| Box::new(Control { lat, flow, think }))
     }
 }
 
@@ -59,6 +62,9 @@ impl GroupRun {
                 return Ok(any);
             }
             let outstanding = inst.outstanding;
+            if inst.control.as_mut().and_then(|c| c.think.as_mut()).is_some_and(|t| !t.may_issue(now_ns)) {
+                return Ok(any);
+            }
             if let Some(f) = inst.control.as_mut().and_then(|c| c.flow.as_mut()) {
                 if f.sleep_until_ns.is_some_and(|t| t > now_ns) {
                     return Ok(any);
@@ -75,6 +81,11 @@ impl GroupRun {
             }
             self.submit(dev, i, now_ns)?;
             any = true;
+            let inst = &mut self.instances[i];
+            let (issued, outstanding) = (inst.issued_ios, inst.outstanding);
+            if let Some(t) = inst.control.as_mut().and_then(|c| c.think.as_mut()) {
+                t.submitted(issued, outstanding, depth, now_ns);
+            }
         }
     }
 
@@ -90,9 +101,13 @@ impl GroupRun {
         let measuring = c.complete_ns >= inst.measure_from_ns;
         let had_ramp = inst.measure_from_ns > inst.start_ns;
         let empty = inst.outstanding == 0;
+        let (issued, outstanding) = (inst.issued_ios, inst.outstanding);
         let Some(ctl) = inst.control.as_mut() else {
             return Ok(());
         };
+        if let Some(t) = ctl.think.as_mut() {
+            t.completed(issued, outstanding, now_ns);
+        }
         let mut reset = false;
         if let Some(lat) = ctl.lat.as_mut() {
             lat.completed(c.complete_ns.saturating_sub(c.submit_ns));
@@ -190,23 +205,30 @@ impl GroupRun {
         }
         let mut next: Option<u64> = None;
         for i in 0..self.instances.len() {
-            let until = self.instances[i].control.as_ref().and_then(|c| c.flow).and_then(|f| f.sleep_until_ns);
-            match until {
+            match self.wake_at(i) {
                 Some(t) if t <= now && !self.instances[i].finished => {
                     if self.fill_controlled(dev, i, now)? {
                         self.retry_flow(dev, i, now)?;
                     }
                     self.check_done(dev, i, now);
-                    let again = self.instances[i].control.as_ref().and_then(|c| c.flow).and_then(|f| f.sleep_until_ns);
-                    if let Some(t) = again.filter(|&t| t != u64::MAX) {
+                    if let Some(t) = self.wake_at(i) {
                         next = Some(next.map_or(t, |n| n.min(t)));
                     }
                 }
-                Some(t) if t != u64::MAX && !self.instances[i].finished => next = Some(next.map_or(t, |n| n.min(t))),
+                Some(t) if !self.instances[i].finished => next = Some(next.map_or(t, |n| n.min(t))),
                 _ => {}
             }
         }
         Ok(next)
+    }
+
+    /// When instance `i` next wakes from a flow sleep or a think-time pause (`None`: it does
+    /// not sleep, or waits for its queue to drain).
+    fn wake_at(&self, i: usize) -> Option<u64> {
+        let ctl = self.instances[i].control.as_ref()?;
+        let flow = ctl.flow.and_then(|f| f.sleep_until_ns);
+        let think = ctl.think.and_then(|t| t.until_ns);
+        earliest(flow.filter(|&t| t != u64::MAX), think.filter(|&t| t != u64::MAX))
     }
 }
 

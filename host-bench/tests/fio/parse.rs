@@ -461,3 +461,16 @@ fn bsrange_per_direction_either_order_and_below_bssplit() {
     assert_eq!(j.block_sizes(1).collect::<Vec<_>>(), vec![8192], "bssplit takes precedence");
     assert!(err("[j]\nbsrange=4k\n").contains("is not a range"));
 }
+
+#[test]
+fn thinktime_units_and_combinations_as_fio() {
+    let j =
+        job("thinktime=250\nthinktime_spin=1ms\nthinktime_blocks=8\nthinktime_blocks_type=issue\nthinktime_iotime=2");
+    let t = j.think;
+    assert_eq!(
+        (t.ns, t.spin_ns, t.blocks, t.by_issue, t.iotime_ns),
+        (250_000, 1_000_000, Some(8), true, 2_000_000_000)
+    );
+    assert!(err("[j]\nthinktime=10\nrate_iops=100\n").contains("cannot be combined with rate_iops"));
+    assert!(err("[j]\nthinktime_blocks_type=both\n").contains("complete, issue"));
+}
