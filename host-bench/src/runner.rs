@@ -356,7 +356,7 @@ impl GroupRun {
                         s
                     }
                 };
-                let inst = new_instance(spec, j, clone, slot, info, now_ns, opts, &mut run.flows)?;
+                let inst = new_instance(spec, j, clone, slot, info, now_ns, run_start_ns, opts, &mut run.flows)?;
                 run.controlled |= inst.control.is_some();
                 let res = &mut run.slots[slot].result;
                 res.instances += 1;

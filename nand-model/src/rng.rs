@@ -30,6 +30,8 @@ pub enum StreamId {
     /// The runner's rate schedule (`rate_process=poisson` arrivals) of each job instance (index
     /// as for [`StreamId::Host`]); stream 1 << 62, as the runner numbered it before it was named.
     HostRate = 0x4000,
+    /// A `startdelay` range's draw for each job instance (index as for [`StreamId::Host`]).
+    StartDelay = 9,
 }
 
 /// Factory of independent streams derived from one master seed.

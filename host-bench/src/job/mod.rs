@@ -394,6 +394,8 @@ pub struct JobSpec {
     pub latency: LatencyTarget,
     /// fio `flow_id`, `flow`, `flow_sleep` (weight 0: no flow control).
     pub flow: Flow,
+    /// fio `startdelay` (after the run began; a range `lo-hi` is drawn per instance; hi 0: fixed).
+    pub start_delay_ns: (u64, u64),
     /// fio `thinktime` and its companions (`runner/think.rs`).
     pub think: ThinkTime,
     /// fio `io_submit_mode=offload` (default inline).
@@ -509,6 +511,7 @@ impl JobSpec {
             do_verify: true,
             latency: LatencyTarget::default(),
             flow: Flow::default(),
+            start_delay_ns: (0, 0),
             think: ThinkTime::default(),
             submit_offload: false,
             write_iolog: None,

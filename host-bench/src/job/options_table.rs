@@ -62,7 +62,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "overwrite", aliases: &[], support: Accepted, meaning: "ssdlab never lays out files first", source: "fio 3.33" },
     OptionDef { name: "loops", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "numjobs", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
-    OptionDef { name: "startdelay", aliases: &[], support: Refused, meaning: "not implemented; order jobs with stonewall", source: "fio 3.33" },
+    OptionDef { name: "startdelay", aliases: &[], support: Implemented, meaning: "fio's meaning and default (bare numbers are seconds): the job starts this long after the run began, or with its group if that is later; a range lo-hi is drawn per instance; scaled with --scale like runtime", source: "fio 3.33" },
     OptionDef { name: "runtime", aliases: &["timeout"], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "time_based", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "verify_only", aliases: &[], support: Refused, meaning: "verify runs inline with the job; use verify= and do_verify", source: "fio 3.33" },

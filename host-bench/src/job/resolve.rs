@@ -91,6 +91,15 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         // fio 3.33 stores a negative weight unsigned (-1 is 4294967295), which wraps the
         // flow's total weight: refused rather than reproduced.
         "flow" => spec.flow.weight = int_in_u32(v, 0, 1000, loc)?,
+        "startdelay" => {
+            spec.start_delay_ns = match v.split_once('-') {
+                Some((lo, hi)) => {
+                    let (lo, hi) = (time_ns(lo, loc)?, time_ns(hi, loc)?);
+                    (lo.min(hi), lo.max(hi))
+                }
+                None => (time_ns(v, loc)?, 0),
+            }
+        }
         "thinktime" => spec.think.ns = time_ns_bare(v, 1e3, loc)?,
         "thinktime_spin" => spec.think.spin_ns = time_ns_bare(v, 1e3, loc)?,
         "thinktime_blocks" => spec.think.blocks = Some(int_in(v, 1, u64::from(u32::MAX), loc)?),

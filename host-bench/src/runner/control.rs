@@ -13,16 +13,25 @@ pub(super) struct Control {
     pub(super) lat: Option<Box<LatSearch>>,
     pub(super) flow: Option<FlowMember>,
     pub(super) think: Option<Think>,
+    /// A delayed start (`startdelay`): nothing is issued before it.
+    pub(super) start_at_ns: Option<u64>,
 }
 
 impl Control {
     /// The job's rules, or `None` when it has none (the common case).
-    pub(super) fn new(spec: &JobSpec, flows: &mut Vec<FlowShared>, window_ns: u64, now_ns: u64) -> Option<Box<Self>> {
+    pub(super) fn new(
+        spec: &JobSpec,
+        flows: &mut Vec<FlowShared>,
+        window_ns: u64,
+        now_ns: u64,
+        start_at_ns: Option<u64>,
+    ) -> Option<Box<Self>> {
         let lat = LatSearch::new(&spec.latency, window_ns, spec.iodepth, now_ns);
         let flow = (spec.flow.weight > 0)
             .then(|| FlowMember::join(flows, spec.flow.id, spec.flow.weight, spec.flow.sleep_us.saturating_mul(1000)));
         let think = Think::new(&spec.think, now_ns);
-        (lat.is_some() || flow.is_some() || think.is_some()).then(|| Box::new(Control { lat, flow, think }))
+        (lat.is_some() || flow.is_some() || think.is_some() || start_at_ns.is_some())
+            .then(|| Box::new(Control { lat, flow, think, start_at_ns }))
     }
 }
 
@@ -62,6 +71,12 @@ impl GroupRun {
                 return Ok(any);
             }
             let outstanding = inst.outstanding;
+            if let Some(c) = inst.control.as_mut() {
+                if c.start_at_ns.is_some_and(|t| t > now_ns) {
+                    return Ok(any);
+                }
+                c.start_at_ns = None;
+            }
             if inst.control.as_mut().and_then(|c| c.think.as_mut()).is_some_and(|t| !t.may_issue(now_ns)) {
                 return Ok(any);
             }
@@ -228,7 +243,8 @@ impl GroupRun {
         let ctl = self.instances[i].control.as_ref()?;
         let flow = ctl.flow.and_then(|f| f.sleep_until_ns);
         let think = ctl.think.and_then(|t| t.until_ns);
-        earliest(flow.filter(|&t| t != u64::MAX), think.filter(|&t| t != u64::MAX))
+        let first = earliest(flow.filter(|&t| t != u64::MAX), think.filter(|&t| t != u64::MAX));
+        earliest(first, ctl.start_at_ns)
     }
 }
 

@@ -73,6 +73,7 @@ pub(super) fn new_instance(
     slot: usize,
     info: &DeviceInfo,
     now_ns: u64,
+    run_start_ns: u64,
     opts: &RunOptions,
     flows: &mut Vec<super::flow::FlowShared>,
 ) -> Result<Instance, RunError> {
@@ -84,6 +85,8 @@ pub(super) fn new_instance(
     let key = run_key | (job_no << 20) | u64::from(clone);
     let rng = streams.stream(StreamId::Host, key);
     let ts = opts.time_scale;
+    let group_start_ns = now_ns;
+    let now_ns = start_ns(spec, &streams, key, group_start_ns, run_start_ns, ts);
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
     let end_ns = spec.runtime_ns.map_or(u64::MAX, |r| measure_from_ns.saturating_add(scale(r, ts)));
     let replay = spec.replay.read_iolog.is_some();
@@ -97,6 +100,7 @@ pub(super) fn new_instance(
         let (b, n) = budgets(spec, &mut pattern, info);
         (Source::Pattern(pattern), b, n)
     };
+    let paced = (replay && !spec.replay.no_stall) || spec.rate_limited();
     let ss_interval = scale(SS_INTERVAL_NS, ts).max(1);
     let ss = spec.steadystate.and_then(|s| {
         let scaled = SteadyState { dur_ns: scale(s.dur_ns, ts), ramp_ns: scale(s.ramp_ns, ts), ..s };
@@ -132,8 +136,30 @@ pub(super) fn new_instance(
         finished: false,
         ss,
         ss_reached_ns: None,
-        control: control::Control::new(spec, flows, scale(spec.latency.window_ns, ts), measure_from_ns),
+        control: control::Control::new(
+            spec,
+            flows,
+            scale(spec.latency.window_ns, ts),
+            measure_from_ns,
+            // A delayed closed-loop instance waits for its start; paced ones wait for their
+            // first arrival, which is the start.
+            (now_ns > group_start_ns && !paced).then_some(now_ns),
+        ),
     })
+}
+
+/// When an instance starts: fio starts a job `startdelay` after the run began (not its group),
+/// or with its group when that is later; a range is drawn per instance. Scaled like runtime.
+fn start_ns(spec: &JobSpec, streams: &RngStreams, key: u64, group_start_ns: u64, run_start_ns: u64, ts: f64) -> u64 {
+    let (lo, hi) = spec.start_delay_ns;
+    let delay = if hi > lo {
+        // fio's rand_between: inclusive of both ends.
+        let r = rand::RngCore::next_u64(&mut streams.stream(StreamId::StartDelay, key));
+        lo + r % (hi - lo + 1)
+    } else {
+        lo
+    };
+    group_start_ns.max(run_start_ns.saturating_add(scale(delay, ts)))
 }
 
 /// Bytes and I/Os a generated job may issue over all its loops; sets the pattern's loops.

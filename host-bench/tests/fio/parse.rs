@@ -474,3 +474,9 @@ fn thinktime_units_and_combinations_as_fio() {
     assert!(err("[j]\nthinktime=10\nrate_iops=100\n").contains("cannot be combined with rate_iops"));
     assert!(err("[j]\nthinktime_blocks_type=both\n").contains("complete, issue"));
 }
+
+#[test]
+fn startdelay_seconds_and_ranges() {
+    assert_eq!(job("startdelay=2").start_delay_ns, (2_000_000_000, 0));
+    assert_eq!(job("startdelay=300ms-100ms").start_delay_ns, (100_000_000, 300_000_000));
+}

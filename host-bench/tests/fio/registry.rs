@@ -82,7 +82,7 @@ fn options_fio_accepts_are_accepted_with_a_meaning() {
 fn refused_options_name_file_line_option_and_alternative() {
     let cases = [
         ("verify_only=1", "verify runs inline"),
-        ("startdelay=1", "stonewall"),
+        ("wait_for=x", "stonewall"),
         ("rate_min=10m", "read the result"),
         ("zonecapacity=1g", "zonemode=strided"),
         ("cmdprio_percentage=10", "leave the option out"),
@@ -97,7 +97,7 @@ fn refused_options_name_file_line_option_and_alternative() {
     let e = parse("zonemode=zbd").unwrap_err();
     assert!(e.contains("'zonemode' = zbd is not supported (allowed none, strided"), "{e}");
     let lenient =
-        parse_str("[j]\nstartdelay=1\n", "x.fio", &ParseOptions { ignore_unsupported: true, host: None }).unwrap();
+        parse_str("[j]\nlog_hist_msec=10\n", "x.fio", &ParseOptions { ignore_unsupported: true, host: None }).unwrap();
     assert_eq!(lenient.warnings.len(), 1);
-    assert!(lenient.warnings[0].contains("ignoring refused option 'startdelay'"), "{:?}", lenient.warnings);
+    assert!(lenient.warnings[0].contains("ignoring refused option 'log_hist_msec'"), "{:?}", lenient.warnings);
 }

@@ -1,0 +1,82 @@
+//! `startdelay` as fio (Debian's fio 3.33) runs it: a job starts that long after the run began,
+//! a range `lo-hi` is drawn per instance, and the delay is not part of the job's runtime. fio
+//! itself shows the last two on the same file (its run takes the delay, its job runtime does
+//! not); the simulated run's `write_iolog` shows when each job's I/Os began.
+//!
+//! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
+//! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test
+
+use serde_json::Value;
+use std::process::Command;
+use std::time::Instant;
+
+mod common;
+use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+
+const JOBS: &str =
+    "[global]\nrw=randread\nbs=4k\nsize=1m\n[a]\n[b]\nstartdelay=250ms\n[c]\nstartdelay=100ms-200ms\nnumjobs=2\n";
+
+fn runtimes(json: &[u8]) -> Vec<(String, u64)> {
+    let text = String::from_utf8_lossy(json);
+    let v: Value = serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("JSON report");
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["jobname"].as_str().unwrap().to_string(), j["job_runtime"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn jobs_start_after_their_delay_as_in_fio() {
+    if !fio_or_skip() {
+        return;
+    }
+    let dir = disk_temp_dir("startdelay");
+    let data = dir.join("data.img");
+    std::fs::File::create(&data).unwrap().set_len(8 << 20).unwrap();
+    let with = |extra: String| JOBS.replacen("[global]\n", &format!("[global]\n{extra}"), 1);
+    std::fs::write(dir.join("f.fio"), with(format!("ioengine=psync\ndirect=1\nfilename={}\n", data.display())))
+        .unwrap();
+    let t0 = Instant::now();
+    let fio = Command::new("fio").args(["--output-format=json", dir.join("f.fio").to_str().unwrap()]).output().unwrap();
+    let wall_ms = t0.elapsed().as_millis();
+    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stderr));
+    assert!(wall_ms >= 250, "fio waited for b's delay: {wall_ms} ms");
+    for (job, ms) in runtimes(&fio.stdout) {
+        assert!(ms < 100, "fio's {job}: the delay is not runtime ({ms} ms)");
+    }
+
+    // Simulated: when each job's first read was issued (µs since the run began).
+    let log = dir.join("sim.log");
+    std::fs::write(dir.join("s.fio"), with(format!("write_iolog={}\n", log.display()))).unwrap();
+    let sim = Command::new(bin())
+        .args(["run", dir.join("s.fio").to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(sim.status.success(), "ssdlab: {}", stderr(&sim));
+    for (job, ms) in runtimes(&sim.stdout) {
+        assert!(ms < 100, "ssdlab's {job}: the delay is not runtime ({ms} ms)");
+    }
+    let mut times: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [t, _, "read", _, _] => Some(t.parse().unwrap()),
+            _ => None,
+        })
+        .collect();
+    times.sort_unstable();
+    // A new job's reads begin after a gap (each job runs ~3 ms of reads).
+    let mut starts: Vec<u64> = Vec::new();
+    for (k, &t) in times.iter().enumerate() {
+        if k == 0 || t > times[k - 1] + 5_000 {
+            starts.push(t);
+        }
+    }
+    assert_eq!(starts.len(), 4, "a, the two clones of c and b start apart: {starts:?}");
+    assert_eq!(starts[0], 0);
+    assert!((100_000..=200_000).contains(&starts[1]) && (100_000..=200_000).contains(&starts[2]), "{starts:?}");
+    assert!((250_000..251_000).contains(&starts[3]), "b at 250 ms: {starts:?}");
+}
