@@ -152,6 +152,15 @@ mod tests {
         ("flow", "3"),
         ("flow_sleep", "100"),
         ("io_submit_mode", "offload"),
+        ("bsrange", "4k-16k"),
+        ("offset_increment", "1m"),
+        ("offset_align", "64k"),
+        ("thinktime", "100"),
+        ("thinktime_spin", "10"),
+        ("thinktime_blocks", "4"),
+        ("thinktime_blocks_type", "issue"),
+        ("thinktime_iotime", "1"),
+        ("startdelay", "1-2"),
     ];
 
     #[test]
