@@ -257,24 +257,7 @@ fn run_real(
     // and a device or image holding data may be read without --allow-destroy.
     o.writable = o.verify || file.jobs.iter().any(writes);
     if a.real.target_size.is_none() {
-        // Default window: the furthest job end (offset + size) given in bytes.
-        o.size_bytes = file
-            .jobs
-            .iter()
-            .filter_map(|j| {
-                // The last numjobs clone starts furthest (offset_increment); a percentage offset
-                // is of the whole target, as fio's is of the file.
-                let step = match j.offset_increment {
-                    job::SizeSpec::Bytes(s) => Some(s * u64::from(j.numjobs - 1)),
-                    job::SizeSpec::Percent(_) => None,
-                };
-                match (j.size, j.offset, step) {
-                    (Some(job::SizeSpec::Bytes(b)), job::SizeSpec::Bytes(o), Some(step)) => Some(Some(o + step + b)),
-                    (Some(job::SizeSpec::Bytes(_)), _, _) => Some(None),
-                    _ => None,
-                }
-            })
-            .try_fold(0u64, |acc, w| w.map(|w| acc.max(w)));
+        o.size_bytes = default_window(&file.jobs);
     }
     let mut t = RealTarget::open(o).map_err(CliError::bad_input)?;
     let mut logs = super::iolog::IologFiles::create(file, a.real.target.as_deref())?;
@@ -332,4 +315,23 @@ fn writes(j: &job::JobSpec) -> bool {
         ReadWrite | RandRw => j.rwmixread_percent < 100,
         Write | RandWrite | Trim | RandTrim => true,
     }
+}
+
+/// `--target`'s default window: the furthest job end (offset + size, the last `numjobs` clone's
+/// with `offset_increment`) where every sized job gives it in bytes; the whole target (`None`)
+/// when no job has a size, or one places its region by a percentage (of the whole target, as
+/// fio's is of the file).
+fn default_window(jobs: &[job::JobSpec]) -> Option<u64> {
+    let mut window: Option<u64> = None;
+    for j in jobs {
+        let Some(job::SizeSpec::Bytes(size)) = j.size else { continue };
+        match (j.offset, j.offset_increment) {
+            (job::SizeSpec::Bytes(o), job::SizeSpec::Bytes(step)) => {
+                let end = o + step * u64::from(j.numjobs.saturating_sub(1)) + size;
+                window = Some(window.map_or(end, |w| w.max(end)));
+            }
+            _ => return None,
+        }
+    }
+    window
 }
