@@ -573,15 +573,10 @@ impl GroupRun {
     fn check_done<D: Device + ?Sized>(&mut self, dev: &mut D, i: usize, now_ns: u64) {
         let inst = &mut self.instances[i];
         if !inst.finished && inst.outstanding == 0 && !inst.can_issue(now_ns) {
-            // fio pauses after a job's last I/O too, and the pause is part of its runtime.
-            let think = inst.control.as_ref().and_then(|c| c.think);
-            if think.and_then(|t| t.until_ns).is_some_and(|t| t > now_ns) {
+            if self.still_thinking(i, now_ns) {
                 return;
             }
-            if think.is_some() && now_ns >= inst.measure_from_ns {
-                let r = &mut self.slots[inst.slot].result;
-                r.end_ns = r.end_ns.max(now_ns);
-            }
+            let inst = &mut self.instances[i];
             inst.finished = true;
             self.live -= 1;
             dev.report_point();

@@ -237,6 +237,23 @@ impl GroupRun {
         Ok(next)
     }
 
+    /// Whether instance `i`, done issuing, still pauses: fio pauses after a job's last I/O too,
+    /// and the pause is part of the job's runtime (its end moves to the pause's end).
+    pub(super) fn still_thinking(&mut self, i: usize, now_ns: u64) -> bool {
+        let inst = &self.instances[i];
+        let Some(think) = inst.control.as_ref().and_then(|c| c.think) else {
+            return false;
+        };
+        if think.until_ns.is_some_and(|t| t > now_ns) {
+            return true;
+        }
+        if now_ns >= inst.measure_from_ns {
+            let r = &mut self.slots[inst.slot].result;
+            r.end_ns = r.end_ns.max(now_ns);
+        }
+        false
+    }
+
     /// When instance `i` next wakes from a flow sleep or a think-time pause (`None`: it does
     /// not sleep, or waits for its queue to drain).
     fn wake_at(&self, i: usize) -> Option<u64> {
