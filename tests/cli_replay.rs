@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod common;
-use common::temp_dir;
+use common::{iolog_ios, temp_dir};
 
 fn bin() -> Command {
     Command::new(common::bin())
@@ -24,18 +24,6 @@ fn data(name: &str) -> PathBuf {
 fn ok(out: Output) -> Output {
     assert!(out.status.success(), "exit {:?}\nstderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
     out
-}
-
-/// (action, offset, length) of every read/write/trim line of an iolog v3.
-fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(text.lines().next(), Some("fio version 3 iolog"));
-    text.lines()
-        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
-            [_, _, act, off, len] => Some((act.to_string(), off.parse().unwrap(), len.parse().unwrap())),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Convert a fio iolog with `trace convert`, replay it closed loop, and compare what was issued.

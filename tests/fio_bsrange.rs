@@ -9,22 +9,17 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+use common::{disk_temp_dir, fio_and_ssdlab_target, fio_or_skip, iolog_ios};
 
 const FILE_BYTES: u64 = 96 << 20;
 
 /// Share of I/Os per length in a fio iolog v3.
 fn length_shares(log: &Path) -> BTreeMap<u64, f64> {
-    let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
     let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
-    for l in text.lines() {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        if let [_, _, "write", _, len] = f.as_slice() {
-            *counts.entry(len.parse().unwrap()).or_default() += 1;
-        }
+    for (_, _, len) in iolog_ios(log).into_iter().filter(|(act, ..)| act == "write") {
+        *counts.entry(len).or_default() += 1;
     }
     let n: u64 = counts.values().sum();
     assert!(n > 3000, "{}: {n} writes", log.display());
@@ -39,24 +34,15 @@ fn bsrange_lengths_as_fio_draws_them() {
     let dir = disk_temp_dir("bsrange");
     let data = dir.join("data.img");
     std::fs::File::create(&data).unwrap().set_len(FILE_BYTES).unwrap();
-    let job = |log: &str| {
+    let job = |log: &Path| {
         format!(
             "[r]\nfilename={}\nioengine=psync\ndirect=1\nrw=randwrite\nbsrange=8k-20k\nnorandommap\nsize={FILE_BYTES}\nwrite_iolog={}\n",
             data.display(),
-            dir.join(log).display()
+            log.display()
         )
     };
-    std::fs::write(dir.join("fio.fio"), job("fio.log")).unwrap();
-    let out = Command::new("fio").arg(dir.join("fio.fio")).output().expect("run fio");
-    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(dir.join("ssd.fio"), job("ssd.log")).unwrap();
-    let out = Command::new(bin())
-        .args(["run", dir.join("ssd.fio").to_str().unwrap(), "--target", data.to_str().unwrap()])
-        .output()
-        .expect("run ssdlab");
-    assert!(out.status.success(), "ssdlab: {}", stderr(&out));
-
-    let (fio, ssd) = (length_shares(&dir.join("fio.log")), length_shares(&dir.join("ssd.log")));
+    let (fio_log, ssd_log) = fio_and_ssdlab_target(&dir, &data, "r", job);
+    let (fio, ssd) = (length_shares(&fio_log), length_shares(&ssd_log));
     assert_eq!(fio.keys().collect::<Vec<_>>(), ssd.keys().collect::<Vec<_>>(), "fio {fio:?}, ssdlab {ssd:?}");
     for (len, share) in &fio {
         assert!((share - ssd[len]).abs() < 0.03, "{len}: fio {share:.3}, ssdlab {:.3}", ssd[len]);

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+use common::{bin, disk_temp_dir, fio_or_skip, json_report, stderr};
 
 const JOB: &str = "[global]
 ioengine=psync ; the engine
@@ -42,8 +42,7 @@ bs=${SSDLAB_TEST_BS}   # from the environment
 type Jobs = BTreeMap<String, (BTreeMap<String, String>, [u64; 4])>;
 
 fn jobs_of(json: &str) -> (BTreeMap<String, String>, Jobs) {
-    // fio prints its warnings ahead of the JSON in the same file.
-    let v: Value = serde_json::from_str(&json[json.find('{').expect("a JSON object")..]).expect("JSON report");
+    let v = json_report(json.as_bytes());
     let options = |o: &Value| -> BTreeMap<String, String> {
         let Some(m) = o.as_object() else { return BTreeMap::new() };
         m.iter()

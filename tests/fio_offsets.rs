@@ -8,23 +8,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+use common::{disk_temp_dir, fio_and_ssdlab_target, fio_or_skip, iolog_ios};
 
 const FILE_BYTES: u64 = 64 << 20;
 
 /// (offset, length) of every write in a fio iolog v3, sorted.
 fn writes(log: &Path) -> Vec<(u64, u64)> {
-    let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
-    let mut w: Vec<(u64, u64)> = text
-        .lines()
-        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
-            [_, _, "write", off, len] => Some((off.parse().unwrap(), len.parse().unwrap())),
-            _ => None,
-        })
-        .collect();
+    let mut w: Vec<(u64, u64)> =
+        iolog_ios(log).into_iter().filter(|(act, ..)| act == "write").map(|(_, off, len)| (off, len)).collect();
     w.sort_unstable();
     w
 }
@@ -44,24 +37,15 @@ fn numjobs_clones_start_where_fio_starts_them() {
         ("bytes", "rw=randwrite\nbs=64k\nsize=256k\nnumjobs=4\noffset=1m\noffset_increment=4m\n"),
     ];
     for (name, body) in cases {
-        let job = |log: &str| {
+        let job = |log: &Path| {
             format!(
                 "[{name}]\nfilename={}\nioengine=psync\ndirect=1\n{body}write_iolog={}\n",
                 data.display(),
-                dir.join(log).display()
+                log.display()
             )
         };
-        let (fio_log, ssd_log) = (format!("{name}.fio.log"), format!("{name}.ssd.log"));
-        std::fs::write(dir.join("fio.fio"), job(&fio_log)).unwrap();
-        let out = Command::new("fio").arg(dir.join("fio.fio")).output().expect("run fio");
-        assert!(out.status.success(), "fio {name}: {}", String::from_utf8_lossy(&out.stderr));
-        std::fs::write(dir.join("ssd.fio"), job(&ssd_log)).unwrap();
-        let out = Command::new(bin())
-            .args(["run", dir.join("ssd.fio").to_str().unwrap(), "--target", data.to_str().unwrap()])
-            .output()
-            .expect("run ssdlab");
-        assert!(out.status.success(), "ssdlab {name}: {}", stderr(&out));
-        let (f, s) = (writes(&dir.join(&fio_log)), writes(&dir.join(&ssd_log)));
+        let (fio_log, ssd_log) = fio_and_ssdlab_target(&dir, &data, name, job);
+        let (f, s) = (writes(&fio_log), writes(&ssd_log));
         assert!(f.len() >= 16, "{name}: {} writes", f.len());
         assert_eq!(s, f, "{name}");
     }

@@ -7,19 +7,17 @@
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test
 
-use serde_json::Value;
 use std::process::Command;
 use std::time::Instant;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+use common::{bin, disk_temp_dir, fio_or_skip, json_report, stderr};
 
 const JOBS: &str =
     "[global]\nrw=randread\nbs=4k\nsize=1m\n[a]\n[b]\nstartdelay=250ms\n[c]\nstartdelay=100ms-200ms\nnumjobs=2\n";
 
 fn runtimes(json: &[u8]) -> Vec<(String, u64)> {
-    let text = String::from_utf8_lossy(json);
-    let v: Value = serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("JSON report");
+    let v = json_report(json);
     v["jobs"]
         .as_array()
         .unwrap()

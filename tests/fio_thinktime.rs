@@ -11,15 +11,13 @@ use serde_json::Value;
 use std::process::Command;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, stderr};
+use common::{bin, disk_temp_dir, fio_or_skip, json_report, stderr};
 
 /// 64 reads, a 5 ms pause after every 8: 8 pauses, 40 ms.
 const JOB: &str = "[t]\nioengine=psync\ndirect=1\nrw=randread\nbs=4k\nsize=256k\nthinktime=5000\nthinktime_blocks=8\n";
 
 fn job_of(stdout: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(stdout);
-    let v: Value = serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("JSON report");
-    v["jobs"][0].clone()
+    json_report(stdout)["jobs"][0].clone()
 }
 
 #[test]

@@ -14,25 +14,9 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{disk_temp_dir, fio_or_skip, run_fio, run_ssdlab_target};
+use common::{disk_temp_dir, fio_or_skip, iolog_ios, run_fio, run_ssdlab_target};
 
 const FILE_BYTES: u64 = 16 << 20;
-
-/// One (action, offset, length) per I/O of an iolog v3, in log order.
-fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("fio version 3 iolog"), "{}", path.display());
-    lines
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            match f.as_slice() {
-                [_, _, act, off, len] => Some((act.to_string(), off.parse().unwrap(), len.parse().unwrap())),
-                _ => None,
-            }
-        })
-        .collect()
-}
 
 struct Case {
     name: &'static str,

@@ -96,6 +96,43 @@ pub fn run_fio(job: &Path, json: &Path, cwd: Option<&Path>) -> Output {
     Output { stdout: std::fs::read(json).unwrap_or_default(), ..out }
 }
 
+/// (action, offset, length) of every I/O line of a fio iolog v3, in log order.
+pub fn iolog_ios(path: &Path) -> Vec<(String, u64, u64)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(text.lines().next(), Some("fio version 3 iolog"), "{}", path.display());
+    text.lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [_, _, act, off, len] => Some((act.to_string(), off.parse().unwrap(), len.parse().unwrap())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The JSON report in a program's output: fio prints its warnings ahead of it.
+pub fn json_report(out: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8_lossy(out);
+    let at = text.find('{').unwrap_or_else(|| panic!("no JSON object in: {text}"));
+    serde_json::from_str(&text[at..]).unwrap_or_else(|e| panic!("JSON report: {e}: {text}"))
+}
+
+/// Writes the job `job(LOG)` twice into `dir`, once with `TAG.fio.log` and once with
+/// `TAG.ssd.log` as the log it names, and runs the first through real fio and the second through
+/// `ssdlab run --target DATA`; both must succeed. Returns the two logs' paths (fio's, ssdlab's).
+pub fn fio_and_ssdlab_target(dir: &Path, data: &Path, tag: &str, job: impl Fn(&Path) -> String) -> (PathBuf, PathBuf) {
+    let (fio_log, ssd_log) = (dir.join(format!("{tag}.fio.log")), dir.join(format!("{tag}.ssd.log")));
+    let (fio_job, ssd_job) = (dir.join(format!("{tag}.fio")), dir.join(format!("{tag}.ssd.fio")));
+    std::fs::write(&fio_job, job(&fio_log)).unwrap();
+    let out = Command::new("fio").arg(&fio_job).output().expect("run fio");
+    assert!(out.status.success(), "fio {tag}: {}", stderr(&out));
+    std::fs::write(&ssd_job, job(&ssd_log)).unwrap();
+    let out = Command::new(bin())
+        .args(["run", ssd_job.to_str().unwrap(), "--target", data.to_str().unwrap()])
+        .output()
+        .expect("run ssdlab");
+    assert!(out.status.success(), "ssdlab {tag}: {}", stderr(&out));
+    (fio_log, ssd_log)
+}
+
 /// `ssdlab run JOB --target DATA --target-size BYTES` with the JSON report on stdout.
 pub fn run_ssdlab_target(job: &Path, data: &Path, bytes: u64) -> Output {
     Command::new(bin())
