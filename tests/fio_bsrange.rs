@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 mod common;
-use common::{disk_temp_dir, fio_and_ssdlab_target, fio_or_skip, iolog_ios};
+use common::{fio_and_ssdlab_target, fio_scratch, iolog_ios};
 
 const FILE_BYTES: u64 = 96 << 20;
 
@@ -28,12 +28,7 @@ fn length_shares(log: &Path) -> BTreeMap<u64, f64> {
 
 #[test]
 fn bsrange_lengths_as_fio_draws_them() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("bsrange");
-    let data = dir.join("data.img");
-    std::fs::File::create(&data).unwrap().set_len(FILE_BYTES).unwrap();
+    let Some((dir, data)) = fio_scratch("bsrange", FILE_BYTES) else { return };
     let job = |log: &Path| {
         format!(
             "[r]\nfilename={}\nioengine=psync\ndirect=1\nrw=randwrite\nbsrange=8k-20k\nnorandommap\nsize={FILE_BYTES}\nwrite_iolog={}\n",

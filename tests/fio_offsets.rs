@@ -10,7 +10,7 @@
 use std::path::Path;
 
 mod common;
-use common::{disk_temp_dir, fio_and_ssdlab_target, fio_or_skip, iolog_ios};
+use common::{fio_and_ssdlab_target, fio_scratch, iolog_ios};
 
 const FILE_BYTES: u64 = 64 << 20;
 
@@ -24,12 +24,7 @@ fn writes(log: &Path) -> Vec<(u64, u64)> {
 
 #[test]
 fn numjobs_clones_start_where_fio_starts_them() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("offsets");
-    let data = dir.join("data.img");
-    std::fs::File::create(&data).unwrap().set_len(FILE_BYTES).unwrap();
+    let Some((dir, data)) = fio_scratch("offsets", FILE_BYTES) else { return };
     let cases = [
         // Percentages: 10% of 64 MiB is no multiple of 12 KiB, so fio aligns each start up.
         ("pct", "rw=write\nbs=12k\nsize=120k\nnumjobs=3\noffset=10%\noffset_increment=20%\n"),

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, json_report, stderr};
+use common::{bin, fio_scratch, json_report, stderr};
 
 const JOBS: &str =
     "[global]\nrw=randread\nbs=4k\nsize=1m\n[a]\n[b]\nstartdelay=250ms\n[c]\nstartdelay=100ms-200ms\nnumjobs=2\n";
@@ -28,12 +28,7 @@ fn runtimes(json: &[u8]) -> Vec<(String, u64)> {
 
 #[test]
 fn jobs_start_after_their_delay_as_in_fio() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("startdelay");
-    let data = dir.join("data.img");
-    std::fs::File::create(&data).unwrap().set_len(8 << 20).unwrap();
+    let Some((dir, data)) = fio_scratch("startdelay", 8 << 20) else { return };
     let with = |extra: String| JOBS.replacen("[global]\n", &format!("[global]\n{extra}"), 1);
     std::fs::write(dir.join("f.fio"), with(format!("ioengine=psync\ndirect=1\nfilename={}\n", data.display())))
         .unwrap();

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::process::Command;
 
 mod common;
-use common::{bin, disk_temp_dir, fio_or_skip, json_report, stderr};
+use common::{bin, fio_scratch, json_report, stderr};
 
 /// 64 reads, a 5 ms pause after every 8: 8 pauses, 40 ms.
 const JOB: &str = "[t]\nioengine=psync\ndirect=1\nrw=randread\nbs=4k\nsize=256k\nthinktime=5000\nthinktime_blocks=8\n";
@@ -22,12 +22,7 @@ fn job_of(stdout: &[u8]) -> Value {
 
 #[test]
 fn thinktime_pauses_as_fio_pauses() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("thinktime");
-    let data = dir.join("data.img");
-    std::fs::File::create(&data).unwrap().set_len(4 << 20).unwrap();
+    let Some((dir, data)) = fio_scratch("thinktime", 4 << 20) else { return };
     std::fs::write(dir.join("t.fio"), format!("{JOB}filename={}\n", data.display())).unwrap();
     let fio = Command::new("fio").args(["--output-format=json", dir.join("t.fio").to_str().unwrap()]).output().unwrap();
     assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stderr));

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{disk_temp_dir, fio_or_skip, iolog_ios, run_fio, run_ssdlab_target};
+use common::{disk_temp_dir, fio_or_skip, fio_scratch, iolog_ios, run_fio, run_ssdlab_target};
 
 const FILE_BYTES: u64 = 16 << 20;
 
@@ -131,13 +131,8 @@ fn job_json(out: &std::process::Output, who: &str) -> Value {
 
 #[test]
 fn fio_and_ssdlab_issue_the_same_ios() {
-    if !fio_or_skip() {
-        return;
-    }
     // Its own subdirectory: it removes it at the end while the other tests still use theirs.
-    let dir = disk_temp_dir("fio-vs-cases");
-    let data = dir.join("data.img");
-    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let Some((dir, data)) = fio_scratch("fio-vs-cases", FILE_BYTES) else { return };
     for case in CASES {
         let (fio_log, ssd_log) =
             (dir.join(format!("{}.fio.log", case.name)), dir.join(format!("{}.ssd.log", case.name)));
@@ -236,12 +231,7 @@ fn dir_totals(j: &Value) -> Vec<(u64, u64)> {
 
 #[test]
 fn replaying_fios_iolog_v3_issues_its_entries() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("fio-vs-replay");
-    let data = dir.join("data.img");
-    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let Some((dir, data)) = fio_scratch("fio-vs-replay", FILE_BYTES) else { return };
     // fio writes a v3 log of a mixed job with several sizes, then a sequential phase (trims
     // are replayed too, see host-bench's runner tests, but fio cannot trim a regular file).
     let source = dir.join("source.log");
@@ -376,12 +366,7 @@ fn bw_iops_and_lat_logs_in_fios_format() {
 
 #[test]
 fn rate_limits_each_direction_as_fio() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("fio-vs-rate");
-    let data = dir.join("data.img");
-    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let Some((dir, data)) = fio_scratch("fio-vs-rate", FILE_BYTES) else { return };
     // fio 3.33: one rate_iops value limits each direction; rwmixread does not change that.
     let job = dir.join("rate.fio");
     std::fs::write(
@@ -405,12 +390,7 @@ fn rate_limits_each_direction_as_fio() {
 
 #[test]
 fn verify_reads_count_as_the_jobs_reads_as_fio() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("fio-vs-verify");
-    let data = dir.join("data.img");
-    std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
+    let Some((dir, data)) = fio_scratch("fio-vs-verify", FILE_BYTES) else { return };
     let job = dir.join("verify.fio");
     let body = "ioengine=libaio\ndirect=1\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\n";
     std::fs::write(&job, format!("[v]\nfilename={}\n{body}", data.display())).unwrap();

@@ -80,6 +80,18 @@ pub fn fio_or_skip() -> bool {
     panic!("fio is not installed: run scripts/install-test-deps.sh (or set SSDLAB_SKIP_FIO=1 outside CI)");
 }
 
+/// For a test that runs real fio: its own directory on disk and a zero-filled `data.img` of
+/// `bytes` in it, or `None` when fio is skipped ([`fio_or_skip`]).
+pub fn fio_scratch(test: &str, bytes: u64) -> Option<(TestDir, PathBuf)> {
+    if !fio_or_skip() {
+        return None;
+    }
+    let dir = disk_temp_dir(test);
+    let data = dir.join("data.img");
+    std::fs::write(&data, vec![0u8; usize::try_from(bytes).expect("a test file's size")]).unwrap();
+    Some((dir, data))
+}
+
 /// The header of a measured CSV (`../shared/calibration/measured.csv`'s columns).
 pub const MEASURED_CSV_HEAD: &str =
     "id,drive,user_capacity_tb,power_cap_w,tool,state,workload,bs,read_pct,random,qd,jobs,metric,value,unit,note\n";
