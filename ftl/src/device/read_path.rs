@@ -32,14 +32,15 @@ impl SimSsd {
             // Unmapped, or still in the DRAM write buffer: nothing to read from NAND.
             let Some((block, off)) = self.core.programmed_location(Lpn::new(lpn)) else { continue };
             let page = l.page_index(off);
+            let unit = c.unit_read_bytes(lpn - c.first_lpn, self.mu_bytes);
             match cur.as_mut() {
-                Some((b, p, bytes)) if *b == block && *p == page => *bytes += self.mu_bytes,
+                Some((b, p, bytes)) if *b == block && *p == page => *bytes += unit,
                 _ => {
                     if let Some(prev) = cur.take() {
                         self.issue_host_read(slot, prev);
                         ops += 1;
                     }
-                    cur = Some((block, page, self.mu_bytes));
+                    cur = Some((block, page, unit));
                 }
             }
         }
