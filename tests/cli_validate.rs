@@ -140,3 +140,40 @@ fn calibrate_writes_a_profile_that_loads_with_the_fit_recorded() {
     let o = ssdlab(&["drive", "show", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A per-second spread row run with blocks shorter than the full-size drive's says so, with
+/// the block lengths, in the JSON and the table (tiny: 16 word lines; 4 at 1/4); other rows
+/// carry no such note.
+#[test]
+fn a_spread_row_run_with_short_blocks_states_the_block_length() {
+    let dir = temp_dir("short-blocks");
+    let csv = dir.join("m.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "{HEAD}\
+             cov,tiny,,,ezfio,steady,4k random 70/30,4k,70,yes,,,cov,1.0,percent,\n\
+             rw,tiny,,,ezfio,steady,4k random write,4k,0,yes,,,iops,20000,iops,\n"
+        ),
+    )
+    .expect("write csv");
+    let out = dir.join("out");
+    let o = ssdlab(&[
+        "validate",
+        "--measured",
+        csv.to_str().unwrap(),
+        "--scale",
+        "1/4",
+        "--output-format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let row = |id: &str| v["rows"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(row("cov")["short_blocks"], serde_json::json!({"simulated": 4, "full_size": 16}));
+    assert!(row("rw").get("short_blocks").is_none(), "{}", row("rw"));
+    let table = std::fs::read_to_string(out.join("validation.txt")).unwrap();
+    assert!(table.contains("blocks of 4 of the full-size drive's 16 word lines (scale 1/4)"), "{table}");
+}

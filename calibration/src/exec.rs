@@ -19,6 +19,7 @@ use host_bench::stats::{stability_full_scale_s, DEVICE_SECOND_NS};
 use host_bench::suites::ezfio::EZFIO_STABILITY_S;
 use nand_model::rng::{RngStreams, StreamId};
 use rayon::prelude::*;
+use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -60,8 +61,19 @@ pub struct Prediction {
     /// Write amplification during the measurement (0 for reads).
     pub wa: f64,
     pub scale_divisor: u32,
+    /// Block length the run simulated against the full-size drive's (scaling shortens blocks).
+    pub block_word_lines: BlockLength,
     /// Resource shares during the measured job (for relative rows: the capped run's).
     pub limits: LimitShares,
+}
+
+/// Word lines per block: simulated, and on the full-size drive. Below 256 blocks per plane a
+/// reduced drive has shorter blocks; figures set by GC's per-block rhythm (a mix's per-second
+/// spread, docs/scale.md) depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockLength {
+    pub simulated: u32,
+    pub full_size: u32,
 }
 
 /// Runs every plan; results are in the order of `plans`. A plan whose drive cannot be built
@@ -169,6 +181,10 @@ fn run_group(
     // `ssdlab ezfio`'s stability test; a series of simulated seconds needs no regrouping.
     session.cfg.interval_ns = DEVICE_SECOND_NS;
     let factor = session.scale_factor();
+    let block_word_lines = BlockLength {
+        simulated: session.target.ssd.core.layout.geo.word_lines_per_block(),
+        full_size: session.profile.geometry.word_lines_per_block(),
+    };
     let user_bytes = session.target.ssd.capacity().user_bytes_sim;
     let mut out = Vec::new();
     if s.from_drive.is_none() {
@@ -201,7 +217,13 @@ fn run_group(
             let job =
                 MetricSource { figures: fig, iops_cov_pct: stats.iops_cov_pct, avg_power_w: Some(stats.avg_power_w) };
             let value = fio_metric(&job, p.metric).ok_or_else(|| format!("result has no {}", p.metric.name()))?;
-            Ok(Prediction { value, wa: limits.write_amplification, scale_divisor: session.scale_divisor, limits })
+            Ok(Prediction {
+                value,
+                wa: limits.write_amplification,
+                scale_divisor: session.scale_divisor,
+                block_word_lines,
+                limits,
+            })
         });
         out.push((i, r));
     }

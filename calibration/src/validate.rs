@@ -2,9 +2,9 @@
 //! type (its JSON schema is fixed by issue 6); rows that cannot run are listed with a reason.
 
 use crate::anchor::{self, AnchoredSummary};
-use crate::exec::{run_plans, RunSettings, NOT_RUN_INTERRUPTED};
+use crate::exec::{run_plans, BlockLength, RunSettings, NOT_RUN_INTERRUPTED};
 use crate::measured::MeasuredRow;
-use crate::plan::{map_row, DriveFacts, Mapping, Plan};
+use crate::plan::{map_row, DriveFacts, Mapping, Metric, Plan};
 use ftl::profile;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -23,6 +23,12 @@ pub struct RowResult {
     pub assumptions: Vec<String>,
     pub write_amplification: f64,
     pub scale_divisor: u32,
+    /// On a per-second spread (CoV) row run with blocks shorter than the full-size drive's: the
+    /// block length it ran with. A mix's per-second spread grows with the block length (GC idles
+    /// in windows as long as an open stripe takes to fill; docs/scale.md), so such a row's
+    /// figure is not the full-size drive's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_blocks: Option<BlockLength>,
     /// With `--baseline`: the baseline row measuring the same workload in another
     /// configuration, measured(baseline) x simulated(this) / simulated(baseline), and its error.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,6 +148,9 @@ pub fn validate_anchored(rows: &[MeasuredRow], baseline: Option<&[MeasuredRow]>,
                     assumptions: p.assumptions.clone(),
                     write_amplification: x.wa,
                     scale_divisor: x.scale_divisor,
+                    short_blocks: (p.metric == Metric::Cov
+                        && x.block_word_lines.simulated < x.block_word_lines.full_size)
+                        .then_some(x.block_word_lines),
                     anchored_rel_error: anchored.as_ref().map(|(_, a)| (a - p.measured) / p.measured),
                     anchored_predicted: anchored.as_ref().map(|(_, a)| *a),
                     baseline_id: anchored.map(|(id, _)| id),
@@ -224,6 +233,23 @@ pub fn table(r: &Report) -> String {
             let _ = write!(t, "  {:>12} {:>+7.1}% {b}", fmt_num(a), e * 100.0);
         }
         t.push('\n');
+    }
+    let short: Vec<&RowResult> = r.rows.iter().filter(|x| x.short_blocks.is_some()).collect();
+    if !short.is_empty() {
+        let _ = writeln!(
+            t,
+            "\nper-second spread with short blocks (it grows with the block length, docs/scale.md; \
+             --scale 1/3 or larger runs blocks near full length):"
+        );
+        for x in short {
+            if let Some(b) = x.short_blocks {
+                let _ = writeln!(
+                    t,
+                    "  {:<24} blocks of {} of the full-size drive's {} word lines (scale 1/{})",
+                    x.id, b.simulated, b.full_size, x.scale_divisor
+                );
+            }
+        }
     }
     if !r.skipped.is_empty() {
         let _ = writeln!(t, "\nskipped:");
