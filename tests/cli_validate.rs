@@ -25,22 +25,22 @@ fn small_csv(dir: &std::path::Path) -> PathBuf {
     p
 }
 
+/// `ssdlab validate` on `csv` with `extra` flags, JSON on stdout and the report files in `out`.
+fn validate_json(csv: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> Value {
+    let mut args = vec!["validate", "--measured", csv.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--output-format", "json", "--out", out.to_str().unwrap()]);
+    let o = ssdlab(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
 #[test]
 fn validate_json_has_the_issue_schema_and_skips_with_reasons() {
     let dir = temp_dir("schema");
     let csv = small_csv(&dir);
     let out = dir.join("out");
-    let o = ssdlab(&[
-        "validate",
-        "--measured",
-        csv.to_str().unwrap(),
-        "--output-format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let v = validate_json(&csv, &out, &[]);
     let rows = v["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 3);
     for r in rows {
@@ -158,19 +158,7 @@ fn a_spread_row_run_with_short_blocks_states_the_block_length() {
     )
     .expect("write csv");
     let out = dir.join("out");
-    let o = ssdlab(&[
-        "validate",
-        "--measured",
-        csv.to_str().unwrap(),
-        "--scale",
-        "1/4",
-        "--output-format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let v = validate_json(&csv, &out, &["--scale", "1/4"]);
     let row = |id: &str| v["rows"].as_array().unwrap().iter().find(|r| r["id"] == id).unwrap().clone();
     assert_eq!(row("cov")["short_blocks"], serde_json::json!({"simulated": 4, "full_size": 16}));
     assert!(row("rw").get("short_blocks").is_none(), "{}", row("rw"));
