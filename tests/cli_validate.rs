@@ -27,9 +27,9 @@ fn small_csv(dir: &std::path::Path) -> PathBuf {
 
 /// `ssdlab validate` on `csv` with `extra` flags, JSON on stdout and the report files in `out`.
 fn validate_json(csv: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> Value {
-    let mut args = vec!["validate", "--measured", csv.to_str().unwrap()];
+    let mut args = vec!["validate", "--measured", csv.to_str().expect("UTF-8 path")];
     args.extend_from_slice(extra);
-    args.extend(["--output-format", "json", "--out", out.to_str().unwrap()]);
+    args.extend(["--output-format", "json", "--out", out.to_str().expect("UTF-8 path")]);
     let o = ssdlab(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).expect("JSON on stdout")
