@@ -234,21 +234,19 @@ pub fn table(r: &Report) -> String {
         }
         t.push('\n');
     }
-    let short: Vec<&RowResult> = r.rows.iter().filter(|x| x.short_blocks.is_some()).collect();
+    let short: Vec<(&RowResult, BlockLength)> = r.rows.iter().filter_map(|x| Some((x, x.short_blocks?))).collect();
     if !short.is_empty() {
         let _ = writeln!(
             t,
             "\nper-second spread with short blocks (it grows with the block length, docs/scale.md; \
              --scale 1/3 or larger runs blocks near full length):"
         );
-        for x in short {
-            if let Some(b) = x.short_blocks {
-                let _ = writeln!(
-                    t,
-                    "  {:<24} blocks of {} of the full-size drive's {} word lines (scale 1/{})",
-                    x.id, b.simulated, b.full_size, x.scale_divisor
-                );
-            }
+        for (x, b) in short {
+            let _ = writeln!(
+                t,
+                "  {:<24} blocks of {} of the full-size drive's {} word lines (scale 1/{})",
+                x.id, b.simulated, b.full_size, x.scale_divisor
+            );
         }
     }
     if !r.skipped.is_empty() {
