@@ -122,7 +122,7 @@ impl Superblocks {
 
     /// Valid and written units of `b`'s superblock (`None` for a block in none).
     #[cfg(test)]
-    fn fill_of(&self, b: BlockId) -> Option<Fill> {
+    pub(crate) fn fill_of(&self, b: BlockId) -> Option<Fill> {
         let g = self.of_block[b.idx()];
         (g != NO_GROUP).then(|| self.fill[g as usize])
     }
