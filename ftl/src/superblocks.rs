@@ -94,6 +94,12 @@ impl Superblocks {
         }
     }
 
+    /// Hints the CPU to fetch `b`'s superblock slot (no effect on contents).
+    #[inline(always)]
+    pub fn prefetch(&self, b: usize) {
+        crate::core::prefetch(&self.of_block, b);
+    }
+
     /// `n` units of `b` became invalid.
     #[inline(always)]
     pub fn lost(&mut self, b: BlockId, n: u32) {
