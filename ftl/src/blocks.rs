@@ -443,7 +443,6 @@ impl BlockTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nand_model::{CellType, GeometryConfig};
 
     /// Greedy's choice on a die, the slow way: the least (valid / written of the superblock,
     /// then key) over the candidates with fewer than `limit` valid units, in block order.
@@ -463,19 +462,7 @@ mod tests {
     /// blocks, through overwrites that leave superblocks equally full (ties go to the key).
     #[test]
     fn greedy_scan_matches_a_plain_minimum() {
-        let geo = GeometryConfig {
-            cell: CellType::Tlc,
-            slc_mode: false,
-            channels: 1,
-            dies_per_channel: 2,
-            planes_per_die: 1,
-            blocks_per_plane: 9,
-            pages_per_block: 12,
-            page_bytes: 16384,
-        }
-        .validate()
-        .expect("valid geometry");
-        let l = Layout::new(geo, 4096).expect("valid layout");
+        let l = crate::layout::two_die_layout(9);
         let mpb = l.mus_per_block;
         let mut t = BlockTable::new(&l, 0);
         let mut x = 11u64;

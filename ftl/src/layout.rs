@@ -169,6 +169,25 @@ pub fn scale_geometry(geo: &Geometry, divisor: u32) -> (Geometry, f64) {
     (g, factor)
 }
 
+/// A layout for unit tests of block bookkeeping: 2 dies of one plane, `blocks_per_plane` blocks
+/// of 4 TLC word lines (48 units of 4 KiB).
+#[cfg(test)]
+pub(crate) fn two_die_layout(blocks_per_plane: u32) -> Layout {
+    let geo = nand_model::GeometryConfig {
+        cell: nand_model::CellType::Tlc,
+        slc_mode: false,
+        channels: 1,
+        dies_per_channel: 2,
+        planes_per_die: 1,
+        blocks_per_plane,
+        pages_per_block: 12,
+        page_bytes: 16384,
+    }
+    .validate()
+    .expect("a valid test geometry");
+    Layout::new(geo, 4096).expect("a valid test layout")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -106,24 +106,10 @@ pub fn score(valid: u32, mus_per_block: u32, age: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Layout;
-    use nand_model::{CellType, GeometryConfig};
 
     /// 2 dies x 8 blocks of 48 units; `valid[b]` units live in closed block `b`.
     fn table(valid: &[(u32, u32)]) -> (BlockTable, u32) {
-        let geo = GeometryConfig {
-            cell: CellType::Tlc,
-            slc_mode: false,
-            channels: 1,
-            dies_per_channel: 2,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 12,
-            page_bytes: 16384,
-        }
-        .validate()
-        .unwrap();
-        let l = Layout::new(geo, 4096).unwrap();
+        let l = crate::layout::two_die_layout(8);
         let mut t = BlockTable::new(&l, 0);
         for &(die, n) in valid {
             let b = t.take_free(die, 0).unwrap();
