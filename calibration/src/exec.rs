@@ -68,8 +68,8 @@ pub struct Prediction {
 }
 
 /// Word lines per block: simulated, and on the full-size drive. Below
-/// [`ftl::layout::MIN_BLOCKS_PER_PLANE`] blocks per plane a reduced drive has shorter blocks; figures set by GC's per-block rhythm (a mix's per-second
-/// spread, docs/scale.md) depend on it.
+/// [`ftl::layout::MIN_BLOCKS_PER_PLANE`] blocks per plane a reduced drive has shorter blocks;
+/// figures set by GC's per-block rhythm (a mix's per-second spread, docs/scale.md) depend on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BlockLength {
     pub simulated: u32,

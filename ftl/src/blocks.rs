@@ -268,8 +268,10 @@ impl BlockTable {
             Some(Best { valid, written, key, at: j })
         };
         // The order is strict (keys are unique), so the least candidate does not depend on the
-        // order of the scan: two independent halves keep the comparisons' multiplies from
-        // waiting on each other.
+        // order of the scan: two independent halves (even and odd blocks) merged at the end.
+        // Measured, it runs fewer instructions than one pass (1,274 -> 1,120 M in `ssdlab bench
+        // --segments 1 --drive-writes 0.3` under cachegrind); the compiler keeps the halves'
+        // state on the stack, so no gain in latency is claimed.
         let (mut even, mut odd) = (Best::NONE, Best::NONE);
         let pairs = keys.len() / 2;
         for p in 0..pairs {
