@@ -17,10 +17,12 @@
 //! ```
 
 mod control;
+mod fatal;
 mod flow;
 mod instance;
 mod iolog_source;
 mod lat_target;
+mod min_rate;
 mod pause;
 mod position;
 mod rate;
@@ -28,10 +30,12 @@ mod results;
 mod setup;
 mod think;
 mod warmup;
+pub use fatal::JobFatal;
 use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use lat_target::LatencyOutcome;
+pub use min_rate::MinRateMiss;
 pub use pause::{group_count, pausable, run_or_pause, PausedRun, RunOutcome};
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
@@ -201,6 +205,9 @@ pub struct JobResult {
     pub steady_state: Option<SteadyStateOutcome>,
     /// fio's `latency_target` search (or the job's iodepth without one).
     pub latency: LatencyOutcome,
+    /// `max_latency` exceeded or a minimum rate missed: the job ended there with fio's errno.
+    #[serde(default)]
+    pub fatal: Option<JobFatal>,
     /// fio's verify phase (`do_verify`), whose reads are counted in `dirs[0]`.
     pub verify: VerifyPhase,
     /// Host CPU used while the job ran (real targets only). Jobs of one group run in one
@@ -213,6 +220,16 @@ pub struct JobResult {
 impl JobResult {
     pub fn runtime_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns)
+    }
+
+    /// fio's `error` of the job (a Linux errno): ETIMEDOUT (110) for a latency_target missed
+    /// at QD 1, else that of [`JobResult::fatal`], else 0.
+    pub fn error_code(&self) -> u32 {
+        if self.latency.exceeded_ns.is_some() {
+            110
+        } else {
+            self.fatal.map_or(0, |f| f.errno())
+        }
     }
 }
 
@@ -509,6 +526,22 @@ impl GroupRun {
             if ss.record(c.complete_ns, c.len_bytes) && inst.ss_reached_ns.is_none() {
                 inst.ss_reached_ns = Some(c.complete_ns);
                 inst.stopped = true;
+            }
+        }
+        let max_ns = inst.max_latency_ns[c.dir.index()];
+        if lat > max_ns {
+            inst.stopped = true;
+            let r = &mut self.slots[inst.slot].result;
+            r.fatal = r.fatal.or(Some(JobFatal::MaxLatency { dir: c.dir, latency_ns: lat, max_ns }));
+        }
+        if let Some(m) = inst.min_rate.as_mut() {
+            m.completed(c.dir, c.len_bytes);
+            let miss =
+                if c.complete_ns >= inst.measure_from_ns && !inst.stopped { m.check(c.complete_ns) } else { None };
+            if let Some(miss) = miss {
+                inst.stopped = true;
+                let r = &mut self.slots[inst.slot].result;
+                r.fatal = r.fatal.or(Some(JobFatal::MinRate(miss)));
             }
         }
         let now = dev.now_ns();

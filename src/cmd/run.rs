@@ -152,6 +152,9 @@ fn finish(a: &RunArgs, outcome: Outcome, pb: indicatif::ProgressBar) -> Result<(
             "job '{job}': latency of {ns} nsec exceeds the latency_target ({target} nsec) at QD 1; results written"
         )));
     }
+    if let Some((job, fatal)) = result.jobs.iter().find_map(|j| j.fatal.map(|f| (&j.name, f))) {
+        return Err(CliError::failed(format!("job '{job}': {fatal}; the job ended there, results written")));
+    }
     Ok(())
 }
 

@@ -374,10 +374,21 @@ pub struct JobSpec {
     pub filename: Option<String>,
     /// fio `rate_iops` per direction (read, write, trim), I/Os per second; 0 is no limit.
     pub rate_iops: [u64; 3],
-    /// fio `rate` per direction, bytes per second; wins over `rate_iops` where nonzero.
+    /// fio `rate` per direction, bytes per second (fio refuses a job with both `rate` and
+    /// `rate_iops`).
     pub rate_bytes: [u64; 3],
     /// fio `rate_process=poisson` (default linear).
     pub rate_poisson: bool,
+    /// fio `rate_min` per direction, bytes per second: the job ends with EIO when a direction
+    /// does less over a `rate_cycle` (see `runner::min_rate`); 0 is no minimum.
+    pub rate_min_bytes: [u64; 3],
+    /// fio `rate_iops_min` per direction, I/Os per second (a job has this or `rate_min`).
+    pub rate_iops_min: [u64; 3],
+    /// fio `rate_cycle`: the window, ms of job time, over which a minimum rate is checked.
+    pub rate_cycle_ms: u64,
+    /// fio `max_latency` per direction, ns (0: none): a completion slower than this ends the
+    /// job with ETIMEDOUT, in the ramp too, as fio.
+    pub max_latency_ns: [u64; 3],
     /// `verify=` method if any (fio's names; `0` clears it). On a real target any method other
     /// than `null` turns on ssdlab's block stamps: every written block carries its offset and
     /// write sequence, every read is checked (fio's checksum itself is not reproduced).
@@ -466,6 +477,11 @@ impl JobSpec {
         self.rate_iops.iter().chain(&self.rate_bytes).any(|&r| r > 0)
     }
 
+    /// True when a direction has a minimum rate (`rate_min` or `rate_iops_min`).
+    pub fn checks_min_rate(&self) -> bool {
+        self.rate_min_bytes.iter().chain(&self.rate_iops_min).any(|&r| r > 0)
+    }
+
     /// A job with fio's defaults and no options applied.
     pub fn with_defaults(name: &str, line: usize) -> Self {
         JobSpec {
@@ -507,6 +523,10 @@ impl JobSpec {
             rate_iops: [0; 3],
             rate_bytes: [0; 3],
             rate_poisson: false,
+            rate_min_bytes: [0; 3],
+            rate_iops_min: [0; 3],
+            rate_cycle_ms: 1000,
+            max_latency_ns: [0; 3],
             verify: None,
             do_verify: true,
             latency: LatencyTarget::default(),

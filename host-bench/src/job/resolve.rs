@@ -76,6 +76,12 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         }
         "rate_iops" => spec.rate_iops = per_dir(v, spec.rate_iops, loc, |f| int_in(f, RATE_IOPS.0, RATE_IOPS.1, loc))?,
         "rate" => spec.rate_bytes = per_dir(v, spec.rate_bytes, loc, |f| size_bytes(f, loc))?,
+        "rate_min" => spec.rate_min_bytes = per_dir(v, spec.rate_min_bytes, loc, |f| size_bytes(f, loc))?,
+        "rate_iops_min" => {
+            spec.rate_iops_min = per_dir(v, spec.rate_iops_min, loc, |f| int_in(f, RATE_IOPS.0, RATE_IOPS.1, loc))?
+        }
+        "rate_cycle" => spec.rate_cycle_ms = int_in(v, 0, u64::from(u32::MAX), loc)?,
+        "max_latency" => spec.max_latency_ns = per_dir(v, spec.max_latency_ns, loc, |f| usec_time_ns(f, loc))?,
         "rate_process" => {
             spec.rate_poisson = match v.trim() {
                 "linear" => false,
@@ -221,6 +227,7 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
             skip_bytes: z.skip_bytes,
         }),
     };
+    rate_checks(spec, file)?;
     let steered = [
         ("latency_target", spec.latency.target_ns > 0),
         ("flow", spec.flow.weight > 0),
@@ -243,6 +250,37 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
         ));
     }
     Ok(warnings)
+}
+
+/// fio 3.33's checks of the rate options (init.c `fixup_options`): a limit and a minimum are
+/// each given in bytes or in I/Os, not both, and no direction's minimum exceeds its limit.
+fn rate_checks(spec: &JobSpec, file: &str) -> Result<(), JobError> {
+    let loc = |option| Loc { file, line: spec.line, option, value: "" };
+    let any = |v: &[u64; 3]| v.iter().any(|&r| r > 0);
+    if any(&spec.rate_bytes) && any(&spec.rate_iops) {
+        return Err(loc("rate").bad("cannot be combined with rate_iops (fio: mutually exclusive)", "one of them"));
+    }
+    if any(&spec.rate_min_bytes) && any(&spec.rate_iops_min) {
+        return Err(
+            loc("rate_min").bad("cannot be combined with rate_iops_min (fio: mutually exclusive)", "one of them")
+        );
+    }
+    for d in 0..3 {
+        let (limit, min, option) = if spec.rate_bytes[d] > 0 {
+            (spec.rate_bytes[d], spec.rate_min_bytes[d], "rate_min")
+        } else {
+            (spec.rate_iops[d], spec.rate_iops_min[d], "rate_iops_min")
+        };
+        if limit > 0 && limit < min {
+            let (dir, text) = (["read", "write", "trim"][d], min.to_string());
+            let at = Loc { file, line: spec.line, option, value: &text };
+            return Err(at.bad(
+                &format!("exceeds the {dir} rate limit {limit} (fio: minimum rate exceeds rate)"),
+                "a minimum <= the limit",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// fio's verify methods; `0` means none.

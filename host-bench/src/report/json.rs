@@ -76,8 +76,7 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.groupid));
-    // fio's ETIMEDOUT (Linux 110) when a latency_target is missed at QD 1.
-    m.insert("error".into(), json!(if job.latency.exceeded_ns.is_some() { 110 } else { 0 }));
+    m.insert("error".into(), json!(job.error_code()));
     m.insert("eta".into(), json!(0));
     m.insert("elapsed".into(), json!(job.job_runtime_ns().div_ceil(1_000_000_000)));
     m.insert("job options".into(), options_map(&job.options));

@@ -27,10 +27,12 @@ pub fn normal_text(result: &RunResult) -> String {
 }
 
 fn job_text(out: &mut String, job: &JobResult, run: &RunResult) {
-    let err = match job.latency.exceeded_ns {
-        // fio's ETIMEDOUT from a latency_target missed at QD 1.
-        Some(_) => "err=110 (func=max latency exceeded, error=Connection timed out)".to_string(),
-        None => "err= 0".to_string(),
+    let err = match job.error_code() {
+        // fio's ETIMEDOUT from a latency_target missed at QD 1 or a max_latency exceeded.
+        110 => "err=110 (func=max latency exceeded, error=Connection timed out)".to_string(),
+        // fio's EIO from a rate_min / rate_iops_min missed.
+        5 => "err= 5 (func=check_min_rate, error=Input/output error)".to_string(),
+        _ => "err= 0".to_string(),
     };
     let _ = writeln!(out, "{}: (groupid={}, jobs={}): {err}", job.name, job.groupid, job.instances);
     if job.unified_rw != UnifiedRw::Mixed {

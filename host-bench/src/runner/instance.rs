@@ -50,6 +50,17 @@ pub(super) struct Instance {
     pub(super) ss_reached_ns: Option<u64>,
     /// `latency_target` or `flow` (see `control.rs`); `None` for ordinary jobs.
     pub(super) control: Option<Box<control::Control>>,
+    /// fio `rate_min` / `rate_iops_min` (see `min_rate.rs`); `None` for ordinary jobs.
+    #[serde(default)]
+    pub(super) min_rate: Option<Box<min_rate::MinRate>>,
+    /// fio `max_latency` per direction, ns (`u64::MAX`: none): one compare per completion.
+    #[serde(default = "no_max_latency")]
+    pub(super) max_latency_ns: [u64; 3],
+}
+
+/// `max_latency_ns` of an instance saved before the option existed.
+fn no_max_latency() -> [u64; 3] {
+    [u64::MAX; 3]
 }
 
 /// I/Os an instance draws ahead of submitting them.

@@ -44,6 +44,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             iodepth_levels: [0; 7],
             steady_state,
             latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),
+            fatal: None,
             verify: Default::default(),
             host_usage: None,
             warmup: None,
@@ -145,6 +146,9 @@ pub(super) fn new_instance(
             // first arrival, which is the start.
             (now_ns > group_start_ns && !paced).then_some(now_ns),
         ),
+        min_rate: super::min_rate::MinRate::new(spec, ts, measure_from_ns),
+        // A latency is a latency at any scale; u64::MAX where no maximum is set.
+        max_latency_ns: spec.max_latency_ns.map(|m| if m == 0 { u64::MAX } else { m }),
     })
 }
 

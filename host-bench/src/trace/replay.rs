@@ -347,6 +347,7 @@ pub fn replay(
         iodepth: opts.qd,
         verify: Default::default(),
         latency: crate::runner::LatencyOutcome { depth: opts.qd, percentile: 100.0, ..Default::default() },
+        fatal: None,
         percentile_list: DEFAULT_PERCENTILES.to_vec(),
         description: None,
         unified_rw: UnifiedRw::None,
