@@ -2,7 +2,8 @@
 //! or a section header, `${NAME}` from the environment (empty when unset), `$ncpus` with bc's
 //! integer arithmetic, `include FILE` relative to the job file, and `time_based` without a
 //! runtime (a warning; the job runs size-based). Both run the file on the same small file, O_DIRECT:
-//! per job, the same options echoed and the same `io_bytes` and `total_ios`.
+//! per job, the same options echoed (aliases by their option's name, bare flags left out) and
+//! the same `io_bytes` and `total_ios`.
 //!
 //! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
@@ -22,7 +23,7 @@ direct=1
 filename=data.bin
 size=$ncpus*512*1024  # bc computes it because $ncpus was substituted
 [seq] ; the first job
-rw=write
+readwrite=write
 include frag.fio
 description=a${SSDLAB_TEST_UNSET}b
 [rand]
@@ -36,19 +37,15 @@ const FRAGMENT: &str = "; an included file: options of the section that includes
 bs=${SSDLAB_TEST_BS}   # from the environment
 ";
 
-/// Per job: its options with a value (fio 3.33 leaves bare flags such as `stonewall` out of
-/// the echo when the file has a `[global]` section; ssdlab echoes them), read and write bytes
-/// and I/Os.
+/// Per job: its options as echoed (fio 3.33 names an alias by its option, `readwrite` as `rw`,
+/// and leaves bare flags such as `stonewall` out), read and write bytes and I/Os.
 type Jobs = BTreeMap<String, (BTreeMap<String, String>, [u64; 4])>;
 
 fn jobs_of(json: &str) -> (BTreeMap<String, String>, Jobs) {
     let v = json_report(json.as_bytes());
     let options = |o: &Value| -> BTreeMap<String, String> {
         let Some(m) = o.as_object() else { return BTreeMap::new() };
-        m.iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-            .filter(|(_, v)| !v.is_empty())
-            .collect()
+        m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect()
     };
     let jobs = v["jobs"]
         .as_array()

@@ -110,12 +110,31 @@ pub struct Section<'a> {
 impl Section<'_> {
     /// Records option `key` (echoed as `value`) and applies it unless an earlier one failed.
     fn set(self, key: &str, value: String, apply: impl FnOnce(&mut JobSpec, &Loc) -> Result<(), JobError>) -> Self {
+        self.option(key, Some(value), apply)
+    }
+
+    /// A flag written without a value: applied, and not echoed (fio 3.33 leaves bare flags out
+    /// of "job options").
+    fn flag(self, key: &str, apply: impl FnOnce(&mut JobSpec)) -> Self {
+        self.option(key, None, |spec, _| {
+            apply(spec);
+            Ok(())
+        })
+    }
+
+    /// Applies option `key` (echoed when it has a value) unless an earlier one failed.
+    fn option(
+        self,
+        key: &str,
+        value: Option<String>,
+        apply: impl FnOnce(&mut JobSpec, &Loc) -> Result<(), JobError>,
+    ) -> Self {
         let b = &mut *self.b;
         b.line += 1;
         if b.error.is_some() {
             return self;
         }
-        let loc = Loc { file: &b.file, line: b.line, option: key, value: &value };
+        let loc = Loc { file: &b.file, line: b.line, option: key, value: value.as_deref().unwrap_or("") };
         let (spec, echo) = match b.current.as_mut() {
             Some(spec) => (spec, None),
             None => (&mut b.global, Some(&mut b.global_options)),
@@ -124,16 +143,10 @@ impl Section<'_> {
             b.error = Some(e);
             return self;
         }
-        echo.unwrap_or(&mut spec.options).push((key.to_string(), value));
+        if let Some(value) = value {
+            echo.unwrap_or(&mut spec.options).push((key.to_string(), value));
+        }
         self
-    }
-
-    /// A flag written without a value (fio echoes it as "").
-    fn flag(self, key: &str, apply: impl FnOnce(&mut JobSpec)) -> Self {
-        self.set(key, String::new(), |spec, _| {
-            apply(spec);
-            Ok(())
-        })
     }
 
     /// `stonewall`: wait for every earlier job.

@@ -138,8 +138,11 @@ pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions
                 },
             };
             match applied {
+                // Echoed as fio 3.33 echoes its options ("job options", "global options"): by
+                // canonical name (`blocksize=` is `bs`), and not at all when written bare.
                 Applied::Known => {
-                    let pair = (opt.key.clone(), value.unwrap_or("").to_string());
+                    let (Some(def), Some(value)) = (registry::lookup(&opt.key), value) else { continue };
+                    let pair = (def.name.to_string(), value.to_string());
                     if is_global {
                         global_options.push(pair);
                     } else {
