@@ -401,12 +401,14 @@ mod tests {
         }
     }
 
-    /// The jobs as fio reads `text`; section lines and the options-as-written only label reports.
+    /// The jobs as fio reads `text`; section lines and the options-as-written only label reports,
+    /// and a built job's sizes are the device's where a file's are the full-size drive's.
     fn parsed(text: &str) -> Vec<JobSpec> {
         let mut f = parse_str(text, "t.fio", &ParseOptions::default()).unwrap();
         for j in &mut f.jobs {
             j.line = 0;
             j.options.clear();
+            j.sizes = host_bench::job::SizeBasis::Device;
         }
         f.jobs
     }

@@ -52,6 +52,10 @@ pub struct DriveStats {
     /// in these figures); `None` for the run-wide object and for groups that had none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<crate::runner::Warmup>,
+    /// The job file's absolute sizes (`size=50g`, ...) as the scaled drive ran them: the same
+    /// share of the drive (`job::full_scale`); absent when none was scaled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scaled_sizes: Vec<crate::job::ScaledOption>,
     pub limits: LimitShares,
     pub binding_limit: Limit,
 }

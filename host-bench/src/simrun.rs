@@ -466,6 +466,7 @@ impl SimSession {
             steady_state,
             span_s: secs,
             warmup: job.and_then(|j| j.warmup),
+            scaled_sizes: job.map(|j| j.scaled_sizes.clone()).unwrap_or_default(),
             limits,
             binding_limit: limits.binding(),
         }

@@ -90,6 +90,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             Some(p) => SimSession::from_snapshot(cfg, p).map_err(CliError::bad_input)?.0,
             None => SimSession::new(cfg).map_err(CliError::bad_input)?,
         };
+        note_scaled_sizes(&file, s.scale_factor());
         if let (Some(at), Some(path)) = (save_at, &a.save_drive) {
             let (s, r, saved) = save_mid_run(s, &file, at, path, &stop, &mut on_progress)?;
             finish(&a, sim_outcome(&a, &s, r)?, pb)?;
@@ -307,6 +308,44 @@ fn run_real(
 }
 
 /// Whether a job writes or trims (a mix with rwmixread=100 only reads).
+/// Says, before the run, which absolute sizes of the job file the scaled drive shrinks to the
+/// same share of the drive (`job::full_scale`); the JSON states them per job too.
+fn note_scaled_sizes(file: &JobFile, scale_factor: f64) {
+    for j in &file.jobs {
+        let Some((_, changed)) = j.at_scale(1.0 / scale_factor) else { continue };
+        let list: Vec<String> = changed
+            .iter()
+            .map(|c| match c.unit {
+                job::ScaledUnit::Bytes => {
+                    format!("{} {} -> {}", c.option, binary_size(c.full_scale), binary_size(c.simulated))
+                }
+                job::ScaledUnit::Ios => format!("{} {} -> {}", c.option, c.full_scale, c.simulated),
+            })
+            .collect();
+        eprintln!(
+            "note: job '{}': sizes of the full-size drive, run on the drive at 1/{scale_factor:.0} as the same share of it: {}",
+            j.name,
+            list.join(", ")
+        );
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1, to 1 decimal.
+fn binary_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 fn writes(j: &job::JobSpec) -> bool {
     use job::RwMode::*;
     if j.replay.read_iolog.is_some() {

@@ -15,6 +15,7 @@
 pub mod build;
 mod checks;
 mod error;
+pub mod full_scale;
 mod options_table;
 mod parse;
 pub mod pattern;
@@ -27,6 +28,7 @@ mod value;
 pub mod zipf;
 
 pub use error::{BadValue, JobError};
+pub use full_scale::{ScaledOption, ScaledUnit, SizeBasis};
 pub use parse::{parse_path, parse_str, resolve_sections, ParseOptions, RawOption, RawSection};
 pub use substitute::HostVars;
 
@@ -412,6 +414,8 @@ pub struct JobSpec {
     /// fio `io_submit_mode=offload` (default inline).
     pub submit_offload: bool,
     pub description: Option<String>,
+    /// What the absolute sizes above are counted on (see [`full_scale`]).
+    pub sizes: SizeBasis,
 }
 
 /// fio's queue-depth search (`latency_target`): the deepest queue whose completions meet
@@ -538,6 +542,7 @@ impl JobSpec {
             replay: Replay::default(),
             logs: LogOptions::default(),
             description: None,
+            sizes: SizeBasis::Device,
         }
     }
 
@@ -561,6 +566,7 @@ impl JobSpec {
         v.offset = self.offset;
         v.stonewall = true;
         v.filename = self.filename.clone();
+        v.sizes = self.sizes;
         Some(v)
     }
 

@@ -6,7 +6,7 @@ use super::error::{JobError, Loc};
 use super::registry::{self, Support};
 use super::resolve::{apply_option, finish_job, Applied};
 use super::substitute::{substitute, HostVars};
-use super::{JobFile, JobSpec};
+use super::{JobFile, JobSpec, SizeBasis};
 
 /// How strict the parser is, and what fio's substitutions stand for.
 #[derive(Clone, Debug, Default)]
@@ -84,6 +84,8 @@ fn with_notes(mut f: JobFile, notes: Vec<String>) -> Result<JobFile, JobError> {
 /// come as data, e.g. from fio's JSON, rather than as a file).
 pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions) -> Result<JobFile, JobError> {
     let mut global = JobSpec::with_defaults("global", 0);
+    // A job file is written for the drive it names: its sizes are the full-size drive's.
+    global.sizes = SizeBasis::FullScale;
     let mut global_options = Vec::new();
     let mut jobs = Vec::new();
     let mut warnings = Vec::new();

@@ -3,7 +3,7 @@
 
 use super::{JobFatal, LatencyOutcome, VerifyPhase, Warmup};
 use crate::device::{DeviceInfo, HostUsage};
-use crate::job::{RwMode, SteadyState, UnifiedRw};
+use crate::job::{RwMode, ScaledOption, SteadyState, UnifiedRw};
 use crate::stats::{Histogram, IntervalPoint};
 
 /// Totals and completion latencies of one direction.
@@ -63,6 +63,9 @@ pub struct JobResult {
     pub host_usage: Option<HostUsage>,
     /// The unmeasured warm-up its group ran first (scaled time-based groups; `runner::warmup`).
     pub warmup: Option<Warmup>,
+    /// The job file's absolute sizes as the scaled drive ran them (`job::full_scale`).
+    #[serde(default)]
+    pub scaled_sizes: Vec<ScaledOption>,
 }
 
 impl JobResult {

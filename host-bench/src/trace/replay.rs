@@ -360,6 +360,7 @@ pub fn replay(
         steady_state: None,
         host_usage: None,
         warmup: None,
+        scaled_sizes: Vec::new(),
     };
     let result = RunResult {
         file: opts.name.clone(),

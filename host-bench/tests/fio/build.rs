@@ -3,10 +3,17 @@
 #![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::job::build::JobFileBuilder;
-use host_bench::job::{parse_str, resolve_sections, JobFile, ParseOptions, RawOption, RawSection, RwMode};
+use host_bench::job::{parse_str, resolve_sections, JobFile, ParseOptions, RawOption, RawSection, RwMode, SizeBasis};
 
+/// `text` parsed, with its sizes counted as a built file's are: on the device (a parsed file's
+/// are the full-size drive's, `job::full_scale`; the only difference the two may have).
 fn parsed(text: &str, file: &str) -> JobFile {
-    parse_str(text, file, &ParseOptions::default()).unwrap()
+    let mut f = parse_str(text, file, &ParseOptions::default()).unwrap();
+    for j in &mut f.jobs {
+        assert_eq!(j.sizes, SizeBasis::FullScale);
+        j.sizes = SizeBasis::Device;
+    }
+    f
 }
 
 #[test]
@@ -77,8 +84,7 @@ fn a_value_the_parser_refuses_is_refused_with_its_message_and_line() {
     // A warning, not an error, in both: fio runs such a job size-based.
     let mut b = JobFileBuilder::new("w.fio");
     b.job("a").runtime_ms(0).time_based();
-    let want = parse_str("[a]\nruntime=0ms\ntime_based\n", "w.fio", &ParseOptions::default()).unwrap();
-    assert_eq!(b.build().unwrap(), want);
+    assert_eq!(b.build().unwrap(), parsed("[a]\nruntime=0ms\ntime_based\n", "w.fio"));
     let mut b = JobFileBuilder::new("g.fio");
     b.global().bs(4096);
     assert_eq!(b.build().unwrap_err(), parse_str("[global]\nbs=4k\n", "g.fio", &ParseOptions::default()).unwrap_err());
@@ -92,7 +98,8 @@ fn sections_of_echoed_options_resolve_as_the_same_file() {
         RawSection { name: "rr".into(), line: 4, options: vec![echo(5, "rw", "randread"), echo(6, "stonewall", "")] },
     ];
     let got = resolve_sections(&sections, "j.json", &ParseOptions::default()).unwrap();
-    assert_eq!(got, parsed("[global]\nbs=4k\niodepth=8\n[rr]\nrw=randread\nstonewall\n", "j.json"));
+    let want = "[global]\nbs=4k\niodepth=8\n[rr]\nrw=randread\nstonewall\n";
+    assert_eq!(got, parse_str(want, "j.json", &ParseOptions::default()).unwrap());
     let bad = RawOption::from_echo("j.json", 7, "a b", "1").unwrap_err();
     assert_eq!(bad, parse_str("[x]\n\n\n\n\n\na b=1\n", "j.json", &ParseOptions::default()).unwrap_err());
 }

@@ -4,6 +4,7 @@
 mod build;
 mod compat;
 mod control;
+mod full_scale;
 mod mock;
 mod parse;
 mod pattern;

@@ -1,0 +1,112 @@
+//! A job file's absolute sizes on a scaled drive. fio's `size=50g` is 0.7% of a 7.68 TB drive;
+//! on the same drive simulated at 1/256 (30 GB) it would be all of it, and a job that writes a
+//! small hot region of the full-size drive (WA ~1) would instead write the whole scaled drive
+//! (WA ~3.4). A scaled run divides runtimes by the scale factor so that the same fraction of
+//! the drive is written; the same factor applied to absolute sizes keeps the same fraction of
+//! the drive addressed. Percent sizes are fractions already and block sizes are not sizes of
+//! the drive, so neither changes.
+
+use super::{Distribution, JobSpec, SizeSpec};
+
+/// What a job's absolute sizes (`size=`, `offset=`, `io_size=`, ...) are counted on.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SizeBasis {
+    /// The device the job runs on: the suites size their jobs from the simulated drive.
+    #[default]
+    Device,
+    /// The full-size drive: a job file's sizes, shrunk with the drive in a scaled run.
+    FullScale,
+}
+
+/// What one option's value became on the scaled drive.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ScaledOption {
+    /// fio's option name (a zone of `zoned_abs` as `random_distribution zone N`).
+    pub option: String,
+    /// As written, for the full-size drive.
+    pub full_scale: u64,
+    /// What the scaled run used.
+    pub simulated: u64,
+    pub unit: ScaledUnit,
+}
+
+/// Unit of a [`ScaledOption`].
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ScaledUnit {
+    Bytes,
+    /// `number_ios`: a count of I/Os, scaled like runtime so the same share is written.
+    Ios,
+}
+
+impl JobSpec {
+    /// This job on a drive scaled by `time_scale` (simulated / full-size, as the runner's
+    /// runtimes): its absolute sizes shrunk by that factor, and what changed. `None` when
+    /// nothing changes (sizes of the device, an unscaled drive, or no absolute size).
+    ///
+    /// Offsets round to the job's smallest block size; a region or amount keeps at least one
+    /// of its largest blocks, so a job that runs on the full-size drive runs here too.
+    pub fn at_scale(&self, time_scale: f64) -> Option<(JobSpec, Vec<ScaledOption>)> {
+        if self.sizes != SizeBasis::FullScale
+            || !(time_scale < 1.0 && time_scale > 0.0)
+            || self.replay.read_iolog.is_some()
+        {
+            return None;
+        }
+        let smallest = u64::from((0..3).flat_map(|d| self.block_sizes(d)).min().unwrap_or(4096).max(1));
+        let largest = u64::from((0..3).flat_map(|d| self.block_sizes(d)).max().unwrap_or(4096).max(1));
+        let mut s = Shrink { ts: time_scale, unit: smallest, changed: Vec::new() };
+        let mut out = self.clone();
+        out.size = out.size.map(|v| s.size_spec("size", v, largest));
+        out.offset = s.size_spec("offset", out.offset, 0);
+        out.offset_increment = s.size_spec("offset_increment", out.offset_increment, 0);
+        out.io_size = out.io_size.map(|v| s.size_spec("io_size", v, largest));
+        out.number_ios = out.number_ios.map(|n| {
+            let m = nand_model::cast::sat_u64((n as f64 * time_scale).round()).max(1);
+            s.changed.push(ScaledOption {
+                option: "number_ios".into(),
+                full_scale: n,
+                simulated: m,
+                unit: ScaledUnit::Ios,
+            });
+            m
+        });
+        if let Some(z) = out.zones.as_mut() {
+            z.size_bytes = s.bytes("zonesize", z.size_bytes, largest);
+            z.range_bytes = s.bytes("zonerange", z.range_bytes, z.size_bytes);
+            z.skip_bytes = s.bytes("zoneskip", z.skip_bytes, 0);
+        }
+        if let Distribution::Zoned(zones) = &mut out.distribution {
+            for (i, zone) in zones.iter_mut().enumerate() {
+                zone.size = s.size_spec(&format!("random_distribution zone {}", i + 1), zone.size, s.unit);
+            }
+        }
+        (!s.changed.is_empty()).then_some((out, s.changed))
+    }
+}
+
+/// Shrinks absolute sizes by `ts`, to whole `unit`s, and records each change.
+struct Shrink {
+    ts: f64,
+    unit: u64,
+    changed: Vec<ScaledOption>,
+}
+
+impl Shrink {
+    fn size_spec(&mut self, option: &str, v: SizeSpec, min: u64) -> SizeSpec {
+        match v {
+            SizeSpec::Bytes(b) if b > 0 => SizeSpec::Bytes(self.bytes(option, b, min)),
+            other => other,
+        }
+    }
+
+    fn bytes(&mut self, option: &str, b: u64, min: u64) -> u64 {
+        if b == 0 {
+            return 0;
+        }
+        let units = nand_model::cast::sat_u64((b as f64 * self.ts / self.unit as f64).round());
+        let simulated = units.saturating_mul(self.unit).max(min);
+        self.changed.push(ScaledOption { option: option.into(), full_scale: b, simulated, unit: ScaledUnit::Bytes });
+        simulated
+    }
+}
