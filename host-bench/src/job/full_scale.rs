@@ -85,6 +85,32 @@ impl JobSpec {
     }
 }
 
+impl JobSpec {
+    /// Bytes a size-based job of a job file writes on the full-size drive when the file gives
+    /// the amount in absolute terms (`io_size=`, `size=` or `number_ios=`, times `loops`, times
+    /// the write share of a mix); `None` for a time-based job, a percentage, a job that does not
+    /// write, or a job sized on the device. A scaled run shrinks that amount, while the write
+    /// buffer keeps its full size (`runner::warmup`).
+    pub fn full_scale_write_bytes(&self) -> Option<u64> {
+        use super::RwMode::{RandRw, RandWrite, ReadWrite, Write};
+        if self.sizes != SizeBasis::FullScale || self.time_based || self.replay.read_iolog.is_some() {
+            return None;
+        }
+        let write_share = match self.rw {
+            Write | RandWrite => 1.0,
+            ReadWrite | RandRw => f64::from(100 - self.rwmixread_percent.min(100)) / 100.0,
+            _ => return None,
+        };
+        let per_loop = match (self.number_ios, self.io_size, self.size) {
+            (Some(n), _, _) => n.saturating_mul(u64::from(self.bs_bytes[1])),
+            (None, Some(SizeSpec::Bytes(b)), _) | (None, None, Some(SizeSpec::Bytes(b))) => b,
+            _ => return None,
+        };
+        let total = per_loop as f64 * f64::from(self.loops.max(1)) * write_share;
+        (total >= 1.0).then(|| nand_model::cast::sat_u64(total))
+    }
+}
+
 /// Shrinks absolute sizes by `ts`, to whole `unit`s, and records each change.
 struct Shrink {
     ts: f64,

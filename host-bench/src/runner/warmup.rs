@@ -1,5 +1,6 @@
-//! The unmeasured warm-up of a scaled time-based job group: its jobs run until the drive's
-//! write buffer stops filling, then the group starts and is measured.
+//! The unmeasured warm-up of a scaled time-based job group, or of a size-based one whose
+//! absolute amount the scale shrank below the write buffer: its jobs run until the drive's write
+//! buffer stops filling, then the group starts and is measured.
 //!
 //! Why: a scaled run divides every runtime by the scale factor, but the write buffer keeps its
 //! full size, because under load its size sets the write latency (a full buffer drains at the
@@ -26,6 +27,9 @@ const GROWTH_SLACK_DIVISOR: u64 = 1024;
 /// Longest warm-up, as a share of the group's longest full-scale runtime: a buffer that takes
 /// longer than this to fill on the full-size drive is part of what the phase measures.
 const MAX_SHARE: f64 = 0.1;
+/// Longest warm-up of a size-based group, device ns: a buffer still filling after 10 s grows by
+/// less than 26 MB/s net, which the full-size job would spend minutes behind.
+const SIZE_BASED_MAX_NS: u64 = 10_000_000_000;
 
 /// A group's warm-up, in each of its jobs' results: how long it ran and why it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -43,32 +47,44 @@ pub enum WarmupEnd {
     BufferFull,
     /// The buffer grew by less than the slack in one look.
     Steady,
-    /// 10% of the group's longest full-scale runtime (in device time) passed first.
+    /// 10% of the group's longest full-scale runtime (in device time) passed first, or 10 s
+    /// of device time for a size-based group.
     Limit,
     /// A stop was requested (the run is being interrupted).
     Stopped,
 }
 
-/// Whether `members` of `file` get a warm-up at `time_scale`: only scaled runs, only when every
-/// member is time-based and generates its own I/O (a replayed log is left as it is; so are
-/// groups whose depth or pace another rule sets, see [`warm_up`]). The device must also show
-/// its buffer.
-fn applies(file: &JobFile, members: &[usize], time_scale: f64) -> bool {
-    time_scale < 1.0
-        && !members.is_empty()
-        && members
-            .iter()
-            .filter_map(|&j| file.jobs.get(j))
-            .all(|s| s.time_based && s.runtime_ns.is_some_and(|r| r > 0) && s.replay.read_iolog.is_none())
+/// How long (device ns) the warm-up of `members` of `file` may run at `time_scale` on a drive
+/// whose write buffer holds `buffer_bytes`; `None` for no warm-up. Only scaled runs, only jobs
+/// that generate their own I/O (a replayed log is left as it is; so are groups whose depth or
+/// pace another rule sets, see [`warm_up`]), and either
+/// - every member time-based: at most [`MAX_SHARE`] of the longest full-scale runtime, or
+/// - every member size-based, one of them writing more on the full-size drive than the buffer
+///   holds (`JobSpec::full_scale_write_bytes`): the full-size job spends a sliver of its writes
+///   filling the buffer and the rest behind a full one, where its scaled amount (`size=10g` is
+///   37 MiB at 1/273) would fit in the empty buffer whole. At most [`SIZE_BASED_MAX_NS`].
+fn limit_ns(file: &JobFile, members: &[usize], time_scale: f64, buffer_bytes: u64) -> Option<f64> {
+    let specs: Vec<&JobSpec> = members.iter().filter_map(|&j| file.jobs.get(j)).collect();
+    if time_scale >= 1.0 || specs.is_empty() || specs.iter().any(|s| s.replay.read_iolog.is_some()) {
+        return None;
+    }
+    if specs.iter().all(|s| s.time_based && s.runtime_ns.is_some_and(|r| r > 0)) {
+        let longest = specs.iter().filter_map(|s| s.runtime_ns).max().unwrap_or(0);
+        return Some(longest as f64 * MAX_SHARE);
+    }
+    let size_based = specs.iter().all(|s| !s.time_based);
+    let overflows = specs.iter().any(|s| s.full_scale_write_bytes().is_some_and(|b| b > buffer_bytes));
+    (size_based && overflows).then_some(SIZE_BASED_MAX_NS as f64)
 }
 
-/// The group's jobs as the warm-up runs them: no ramp, no steady-state stop, the warm-up's
-/// longest length as runtime (as the file states it: the runner scales it).
+/// The group's jobs as the warm-up runs them: time-based, no ramp, no steady-state stop, the
+/// warm-up's longest length as runtime (as the file states it: the runner scales it).
 fn warmup_file(file: &JobFile, members: &[usize], runtime_ns: u64) -> JobFile {
     let mut w = file.clone();
     for &j in members {
         if let Some(s) = w.jobs.get_mut(j) {
             s.ramp_time_ns = 0;
+            s.time_based = true;
             s.runtime_ns = Some(runtime_ns);
             s.steadystate = None;
         }
@@ -100,14 +116,15 @@ pub(super) fn warm_up<D: Device + ?Sized>(
     dev: &mut D,
     opts: &RunOptions,
 ) -> Result<Option<Warmup>, RunError> {
-    let Some(mut before) = dev.write_buffer().filter(|_| applies(file, members, opts.time_scale)) else {
+    let Some(mut before) = dev.write_buffer() else {
         return Ok(None);
     };
-    // The full-size drive runs the phase for its whole runtime of device time, so the longest
-    // warm-up is a share of that much device time; the runner divides a file's runtimes by the
-    // scale, so the warm-up's file states it multiplied back.
-    let longest = members.iter().filter_map(|&j| file.jobs.get(j)?.runtime_ns).max().unwrap_or(0);
-    let max_device_ns = longest as f64 * MAX_SHARE;
+    // The full-size drive runs a time-based phase for its whole runtime of device time, so the
+    // longest warm-up is a share of that much device time; the runner divides a file's
+    // runtimes by the scale, so the warm-up's file states it multiplied back.
+    let Some(max_device_ns) = limit_ns(file, members, opts.time_scale, before.capacity_bytes) else {
+        return Ok(None);
+    };
     let wfile = warmup_file(file, members, nand_model::cast::sat_u64((max_device_ns / opts.time_scale).round()));
     let mut wopts = RunOptions {
         seed: RngStreams::new(opts.seed).seed_for(StreamId::Warmup, g as u64 + u64::from(opts.continued.groups)),

@@ -85,3 +85,15 @@ fn a_scaled_run_addresses_the_same_share_of_the_drive() {
         [("size", GIB / 2), ("offset", GIB / 2)]
     );
 }
+
+#[test]
+fn the_full_size_write_amount_of_a_size_based_job() {
+    assert_eq!(job("rw=randwrite\nio_size=10g").full_scale_write_bytes(), Some(10 * GIB));
+    assert_eq!(job("rw=write\nsize=2g\nloops=3").full_scale_write_bytes(), Some(6 * GIB));
+    assert_eq!(job("rw=randrw\nrwmixread=75\nsize=4g").full_scale_write_bytes(), Some(GIB));
+    assert_eq!(job("rw=randwrite\nbs=8k\nnumber_ios=1000").full_scale_write_bytes(), Some(8_192_000));
+    // Not an absolute amount, or no writes: no figure.
+    assert_eq!(job("rw=randwrite\nsize=50%").full_scale_write_bytes(), None);
+    assert_eq!(job("rw=randread\nsize=10g").full_scale_write_bytes(), None);
+    assert_eq!(job("rw=randwrite\nsize=10g\ntime_based\nruntime=10").full_scale_write_bytes(), None);
+}
