@@ -6,16 +6,22 @@
 #![allow(clippy::unwrap_used)] // a panic in test code is a failed test
 
 use host_bench::job::{self, ParseOptions};
+use host_bench::runner::{JobResult, RunResult};
 use host_bench::simrun::{SimConfig, SimSession};
 
 mod common;
 
-const FILL_THEN_QD1_READ: &str = "\
+/// The whole drive written once with 128 KiB sequential writes at QD32.
+const FILL: &str = "\
 [fill]
 rw=write
 bs=128k
 iodepth=32
 size=100%
+";
+
+/// After [`FILL`]: a QD1 random read for 30 s, no ramp.
+const QD1_READ: &str = "\
 [qd1]
 stonewall
 rw=randread
@@ -25,25 +31,35 @@ time_based
 runtime=30
 ";
 
-/// IOPS of the last job of `text` on the P5520 at `1/divisor`, capped at `cap_w` or not.
-fn last_job_iops(text: &str, divisor: u32, cap_w: Option<f64>) -> f64 {
-    let mut cfg = SimConfig::new("solidigm-d7-p5520", 1);
+/// `text` run on a new `drive` at `1/divisor`, capped at `cap_w` or not: the session (for the
+/// drive's counters) and the result.
+fn run_at(drive: &str, divisor: u32, cap_w: Option<f64>, text: &str) -> (SimSession, RunResult) {
+    let mut cfg = SimConfig::new(drive, 1);
     cfg.scale_divisor = Some(divisor);
     cfg.power_cap_w = cap_w;
     let mut session = SimSession::new(cfg).unwrap();
     let file = job::parse_str(text, "scale_phases.fio", &ParseOptions::default()).unwrap();
     let result = session.run(&file, None, None).unwrap();
-    let job = result.jobs.last().unwrap();
-    let secs = (job.end_ns - job.start_ns) as f64 * 1e-9;
-    job.dirs.iter().map(|d| d.ios).sum::<u64>() as f64 / secs
+    (session, result)
+}
+
+/// I/Os per device second of a job's measured window, all directions.
+fn iops(j: &JobResult) -> f64 {
+    j.dirs.iter().map(|d| d.ios).sum::<u64>() as f64 / ((j.end_ns - j.start_ns) as f64 * 1e-9)
+}
+
+/// IOPS of the last job of [`FILL`] then `after` on the P5520 at `1/divisor`.
+fn last_job_iops(after: &str, divisor: u32, cap_w: Option<f64>) -> f64 {
+    let (_, result) = run_at("solidigm-d7-p5520", divisor, cap_w, &format!("{FILL}{after}"));
+    iops(result.jobs.last().unwrap())
 }
 
 #[test]
 fn a_capped_qd1_read_after_a_fill_agrees_across_scales() {
     // The default scale of this drive (1/256) and one four times smaller.
-    let capped_256 = last_job_iops(FILL_THEN_QD1_READ, 256, Some(11.0));
-    let capped_1024 = last_job_iops(FILL_THEN_QD1_READ, 1024, Some(11.0));
-    let free_256 = last_job_iops(FILL_THEN_QD1_READ, 256, None);
+    let capped_256 = last_job_iops(QD1_READ, 256, Some(11.0));
+    let capped_1024 = last_job_iops(QD1_READ, 1024, Some(11.0));
+    let free_256 = last_job_iops(QD1_READ, 256, None);
     eprintln!("QD1 read after fill: 11 W {capped_256:.0} (1/256), {capped_1024:.0} (1/1024); uncapped {free_256:.0}");
     let gap = (capped_256 / capped_1024 - 1.0).abs();
     assert!(gap <= 0.03, "1/256 vs 1/1024 differ by {:.1}%", gap * 100.0);
@@ -74,14 +90,7 @@ runtime=60
 /// Total IOPS of the last two jobs of `text` on generic-qlc at `1/divisor`, and the last one's
 /// warm-up.
 fn last_two_iops(text: &str, divisor: u32) -> (f64, f64, Option<host_bench::runner::Warmup>) {
-    let mut cfg = SimConfig::new("generic-qlc", 1);
-    cfg.scale_divisor = Some(divisor);
-    let mut session = SimSession::new(cfg).unwrap();
-    let file = job::parse_str(text, "scale_phases.fio", &ParseOptions::default()).unwrap();
-    let result = session.run(&file, None, None).unwrap();
-    let iops = |j: &host_bench::runner::JobResult| {
-        j.dirs.iter().map(|d| d.ios).sum::<u64>() as f64 / ((j.end_ns - j.start_ns) as f64 * 1e-9)
-    };
+    let (_, result) = run_at("generic-qlc", divisor, None, text);
     let n = result.jobs.len();
     (iops(&result.jobs[n - 2]), iops(&result.jobs[n - 1]), result.jobs[n - 1].warmup)
 }
@@ -107,15 +116,10 @@ fn a_read_mostly_mix_pays_for_its_writes_at_any_scale() {
     assert!(gap <= 0.05, "95/5 differs by {:.1}% between 1/128 and 1/64", gap * 100.0);
 }
 
-/// Fill, then 4 KiB random writes into the first 4 TB of the 7.68 TB drive: a region given in
+/// After [`FILL`]: 4 KiB random writes into the first 4 TB of the 7.68 TB drive: a region given in
 /// bytes is the full-size drive's (`job::full_scale`). Clamped to the whole scaled drive, as
 /// it was, it wrote all of it (WA 3.4, the whole-drive figure).
-const FILL_THEN_HOT_4T: &str = "\
-[fill]
-rw=write
-bs=128k
-iodepth=32
-size=100%
+const HOT_4T: &str = "\
 [hot]
 stonewall
 rw=randwrite
@@ -126,23 +130,18 @@ time_based
 runtime=1800
 ";
 
-/// IOPS and WA of the last job of `text` on generic-tlc at `1/divisor`.
-fn last_job_iops_wa(text: &str, divisor: u32) -> (f64, f64) {
-    let mut cfg = SimConfig::new("generic-tlc", 1);
-    cfg.scale_divisor = Some(divisor);
-    let mut session = SimSession::new(cfg).unwrap();
-    let file = job::parse_str(text, "scale_phases.fio", &ParseOptions::default()).unwrap();
-    let result = session.run(&file, None, None).unwrap();
+/// IOPS and WA of the last job of [`FILL`] then `after` on generic-tlc at `1/divisor`.
+fn last_job_iops_wa(after: &str, divisor: u32) -> (f64, f64) {
+    let (session, result) = run_at("generic-tlc", divisor, None, &format!("{FILL}{after}"));
     let job = result.jobs.last().unwrap();
-    let iops = job.dirs[1].ios as f64 / ((job.end_ns - job.start_ns) as f64 * 1e-9);
-    (iops, session.job_stats(job).write_amplification)
+    (iops(job), session.job_stats(job).write_amplification)
 }
 
 #[test]
 fn a_region_in_bytes_is_the_same_share_of_the_drive_at_any_scale() {
     // Measured: default scale (1/273) 961,614 IOPS, WA 1.97; 1/64 988,290, WA 1.91.
-    let (iops_def, wa_def) = last_job_iops_wa(FILL_THEN_HOT_4T, 273);
-    let (iops_64, wa_64) = last_job_iops_wa(FILL_THEN_HOT_4T, 64);
+    let (iops_def, wa_def) = last_job_iops_wa(HOT_4T, 273);
+    let (iops_64, wa_64) = last_job_iops_wa(HOT_4T, 64);
     eprintln!(
         "4 KiB random writes into 4 TB of 7.68: 1/273 {iops_def:.0} WA {wa_def:.3}; 1/64 {iops_64:.0} WA {wa_64:.3}"
     );
@@ -151,16 +150,11 @@ fn a_region_in_bytes_is_the_same_share_of_the_drive_at_any_scale() {
     assert!((wa_def / wa_64 - 1.0).abs() <= 0.05, "WA {wa_def:.3} vs {wa_64:.3}");
 }
 
-/// Fill, one drive write of 4 KiB random writes (no random map), then 10 GiB more of them,
+/// After [`FILL`]: one drive write of 4 KiB random writes (no random map), then 10 GiB more of them,
 /// then the same for 60 s. On the full-size drive the 10 GiB run fills the 256 MiB write buffer
 /// in its first 2.5% and runs behind it; scaled (37 MiB at 1/273) it fit in the empty buffer
 /// whole: 1,497,861 IOPS against 378,990 for the time-based phase (`runner::warmup`).
 const SIZE_BASED_AFTER_PRECONDITION: &str = "\
-[fill]
-rw=write
-bs=128k
-iodepth=32
-size=100%
 [precondition]
 stonewall
 rw=randwrite
@@ -187,12 +181,7 @@ runtime=60
 
 #[test]
 fn a_size_based_job_runs_behind_the_buffer_its_full_size_amount_fills() {
-    let mut cfg = SimConfig::new("generic-tlc", 1);
-    cfg.scale_divisor = Some(273);
-    let mut session = SimSession::new(cfg).unwrap();
-    let file = job::parse_str(SIZE_BASED_AFTER_PRECONDITION, "scale_phases.fio", &ParseOptions::default()).unwrap();
-    let result = session.run(&file, None, None).unwrap();
-    let iops = |j: &host_bench::runner::JobResult| j.dirs[1].ios as f64 / ((j.end_ns - j.start_ns) as f64 * 1e-9);
+    let (_, result) = run_at("generic-tlc", 273, None, &format!("{FILL}{SIZE_BASED_AFTER_PRECONDITION}"));
     let (by_size, by_time) = (iops(&result.jobs[2]), iops(&result.jobs[3]));
     eprintln!("10 GiB vs 60 s of 4 KiB random writes at 1/273: {by_size:.0} / {by_time:.0} IOPS");
     // Measured: 375,586 against 379,089.
