@@ -112,6 +112,40 @@ const CASES: &[Case] = &[
         ordered: true,
         mixed: false,
     },
+    // fio's filesize: the file is the first filesize bytes; the region runs from offset to its
+    // end, an absolute size is the amount, a percentage is of the file.
+    Case {
+        name: "filesize-seqwrite",
+        body: "rw=write\nbs=64k\nfilesize=4m\noffset=1m",
+        loop_bytes: 3 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "filesize-amount",
+        body: "rw=write\nbs=64k\nfilesize=8m\nsize=2m\noffset=1m",
+        loop_bytes: 2 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "filesize-percent",
+        body: "rw=read\nbs=64k\nfilesize=6m\nsize=50%\noffset=1m",
+        loop_bytes: 3 << 20,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "filesize-randread-loops",
+        body: "rw=randread\nbs=8k\nfilesize=4m\noffset=2m\nloops=2",
+        loop_bytes: 2 << 20,
+        loops: 2,
+        ordered: false,
+        mixed: false,
+    },
     Case {
         name: "randwrite-qd8",
         body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",

@@ -360,12 +360,17 @@ fn writes(j: &job::JobSpec) -> bool {
 }
 
 /// `--target`'s default window: the furthest job end (offset + size, the last `numjobs` clone's
-/// with `offset_increment`) where every sized job gives it in bytes; the whole target (`None`)
+/// with `offset_increment`, or a job's `filesize`) where every sized job gives it in bytes; the whole target (`None`)
 /// when no job has a size, or one places its region by a percentage (of the whole target, as
 /// fio's is of the file).
 fn default_window(jobs: &[job::JobSpec]) -> Option<u64> {
     let mut window: Option<u64> = None;
     for j in jobs {
+        // fio's `filesize`: the file (the window) ends there, whatever size and offset say.
+        if let Some(end) = j.filesize_bytes {
+            window = Some(window.map_or(end, |w| w.max(end)));
+            continue;
+        }
         let Some(job::SizeSpec::Bytes(size)) = j.size else { continue };
         match (j.offset, j.offset_increment) {
             (job::SizeSpec::Bytes(o), job::SizeSpec::Bytes(step)) => {

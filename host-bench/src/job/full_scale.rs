@@ -61,6 +61,7 @@ impl JobSpec {
         out.offset = s.size_spec("offset", out.offset, 0);
         out.offset_increment = s.size_spec("offset_increment", out.offset_increment, 0);
         out.io_size = out.io_size.map(|v| s.size_spec("io_size", v, largest));
+        out.filesize_bytes = out.filesize_bytes.map(|b| s.bytes("filesize", b, largest));
         out.number_ios = out.number_ios.map(|n| {
             let m = nand_model::cast::sat_u64((n as f64 * time_scale).round()).max(1);
             s.changed.push(ScaledOption {
@@ -88,7 +89,7 @@ impl JobSpec {
 impl JobSpec {
     /// Bytes a size-based job of a job file writes on the full-size drive when the file gives
     /// the amount in absolute terms (`io_size=`, `size=` or `number_ios=`, times `loops`, times
-    /// the write share of a mix); `None` for a time-based job, a percentage, a job that does not
+    /// the write share of a mix; a `filesize` bounds it); `None` for a time-based job, a percentage, a job that does not
     /// write, or a job sized on the device. A scaled run shrinks that amount, while the write
     /// buffer keeps its full size (`runner::warmup`).
     pub fn full_scale_write_bytes(&self) -> Option<u64> {
@@ -101,9 +102,11 @@ impl JobSpec {
             ReadWrite | RandRw => f64::from(100 - self.rwmixread_percent.min(100)) / 100.0,
             _ => return None,
         };
-        let per_loop = match (self.number_ios, self.io_size, self.size) {
-            (Some(n), _, _) => n.saturating_mul(u64::from(self.bs_bytes[1])),
-            (None, Some(SizeSpec::Bytes(b)), _) | (None, None, Some(SizeSpec::Bytes(b))) => b,
+        let per_loop = match (self.number_ios, self.io_size, self.size, self.filesize_bytes) {
+            (Some(n), ..) => n.saturating_mul(u64::from(self.bs_bytes[1])),
+            (None, Some(SizeSpec::Bytes(b)), ..) => b,
+            (None, None, Some(SizeSpec::Bytes(b)), file) => file.map_or(b, |f| b.min(f)),
+            (None, None, None, Some(f)) => f,
             _ => return None,
         };
         let total = per_loop as f64 * f64::from(self.loops.max(1)) * write_share;

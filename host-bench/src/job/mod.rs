@@ -346,6 +346,10 @@ pub struct JobSpec {
     pub offset_align_bytes: u64,
     /// Bytes of I/O per loop when it differs from `size`.
     pub io_size: Option<SizeSpec>,
+    /// fio `filesize` (one size): the job's file is the drive's first `filesize` bytes, so the
+    /// region runs from `offset` to there, and `size` is the amount per loop (a percentage:
+    /// of the file); see `job::pattern`.
+    pub filesize_bytes: Option<u64>,
     /// I/O count per loop; wins over sizes.
     pub number_ios: Option<u64>,
     pub runtime_ns: Option<u64>,
@@ -505,6 +509,7 @@ impl JobSpec {
             offset_increment: SizeSpec::Bytes(0),
             offset_align_bytes: 0,
             io_size: None,
+            filesize_bytes: None,
             number_ios: None,
             runtime_ns: None,
             time_based: false,

@@ -27,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use super::randmap::{FullPeriod, RandomMap};
 use super::seqpos::SeqPos;
 use super::zipf::{ParetoSampler, ZipfSampler};
-use super::{JobSpec, RwMode, Sequencing};
+use super::{JobSpec, RwMode, Sequencing, SizeSpec};
 use crate::device::IoDir;
 
 mod tables;
@@ -40,6 +40,32 @@ pub enum PatternError {
     Misaligned { job: String, what: &'static str, bytes: u64, block_bytes: u32 },
     #[error("job '{job}': region of {region_bytes} bytes at offset {offset_bytes} cannot hold a {block_bytes}-byte I/O (device capacity {capacity_bytes})")]
     RegionTooSmall { job: String, offset_bytes: u64, region_bytes: u64, block_bytes: u32, capacity_bytes: u64 },
+    #[error("job '{job}': filesize = {filesize_bytes} bytes exceeds the device capacity {capacity_bytes}")]
+    FileBeyondDevice { job: String, filesize_bytes: u64, capacity_bytes: u64 },
+}
+
+/// The region of a job with fio's `filesize` (its file: the drive's first `file` bytes), as
+/// fio 3.33's `setup_files`: from `start` to the file's end, or `size=N%` of the file (aligned
+/// down to the smallest block size) when that is less; an absolute `size` is the amount per loop
+/// (`runner::setup`), not the region. A start at or past the file's end leaves no region.
+fn file_region(
+    spec: &JobSpec,
+    file: u64,
+    start: u64,
+    capacity_bytes: u64,
+    smallest_bs: u64,
+) -> Result<u64, PatternError> {
+    if file > capacity_bytes {
+        return Err(PatternError::FileBeyondDevice { job: spec.name.clone(), filesize_bytes: file, capacity_bytes });
+    }
+    let room = file.saturating_sub(start);
+    Ok(match spec.size {
+        Some(SizeSpec::Percent(p)) => {
+            let share = nand_model::cast::sat_u64(file as f64 * p / 100.0);
+            (share - share % smallest_bs.max(1)).min(room)
+        }
+        _ => room,
+    })
 }
 
 /// The next I/O to issue; offset and length are multiples of the logical block size.
@@ -162,8 +188,12 @@ impl IoPattern {
         let smallest_bs = bs_table.iter().flat_map(|t| t.iter().map(|e| u64::from(e.0))).min().unwrap_or(4096);
         let start = start_offset(spec, subjob, capacity_bytes, smallest_bs) / lbs * lbs;
         let start = start.min(capacity_bytes);
-        let room = capacity_bytes - start;
-        let region = spec.size.map_or(room, |s| s.resolve(capacity_bytes, lbs)).min(room);
+        let region = match spec.filesize_bytes {
+            None => {
+                spec.size.map_or(capacity_bytes - start, |s| s.resolve(capacity_bytes, lbs)).min(capacity_bytes - start)
+            }
+            Some(file) => file_region(spec, file, start, capacity_bytes, smallest_bs)?,
+        };
         if region < u64::from(max_bs) || max_bs == 0 {
             return Err(PatternError::RegionTooSmall {
                 job: spec.name.clone(),

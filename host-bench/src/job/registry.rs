@@ -118,6 +118,7 @@ mod tests {
         ("rate_iops", "1000"),
         ("rate", "1m,500k"),
         ("rate_process", "poisson"),
+        ("filesize", "16m"),
         ("rate_min", "1m,500k"),
         ("rate_iops_min", "100"),
         ("rate_cycle", "500"),

@@ -47,6 +47,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "offset_increment" => spec.offset_increment = size_spec(v, loc)?,
         "offset_align" => spec.offset_align_bytes = size_bytes(v, loc)?,
         "io_size" => spec.io_size = Some(nonzero_size(v, loc)?),
+        "filesize" => spec.filesize_bytes = Some(filesize(v, loc)?),
         "number_ios" => spec.number_ios = Some(int_in(v, 1, u64::MAX, loc)?),
         "runtime" => spec.runtime_ns = Some(time_ns(v, loc)?),
         "time_based" => spec.time_based = boolean(value, loc)?,
@@ -386,6 +387,23 @@ fn bs_range(v: &str, loc: &Loc) -> Result<(u32, u32), JobError> {
         .ok_or_else(|| loc.bad("is not a range", "min-max block sizes per direction, e.g. 4k-64k or 4k-64k,8k-16k"))?;
     let (a, b) = (block_size(a.trim(), loc)?, block_size(b.trim(), loc)?);
     Ok((a.min(b), a.max(b)))
+}
+
+/// fio `filesize`: one size (fio's range `lo-hi` / `lo:hi` with equal ends is one size too). A
+/// real range draws a size per file, and ssdlab has one file, the drive.
+fn filesize(v: &str, loc: &Loc) -> Result<u64, JobError> {
+    const ALLOWED: &str = "one size > 0, e.g. filesize=16g (a range draws a size per file; the drive is one file)";
+    let (lo, hi) = match v.split_once(['-', ':']) {
+        Some((lo, hi)) => (size_bytes(lo, loc)?, size_bytes(hi, loc)?),
+        None => (size_bytes(v, loc)?, size_bytes(v, loc)?),
+    };
+    if lo != hi {
+        return Err(loc.bad("is a range of file sizes", ALLOWED));
+    }
+    if lo == 0 {
+        return Err(loc.bad("is zero", ALLOWED));
+    }
+    Ok(lo)
 }
 
 fn nonzero_size(v: &str, loc: &Loc) -> Result<SizeSpec, JobError> {

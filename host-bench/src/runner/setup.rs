@@ -180,7 +180,13 @@ fn budgets(spec: &JobSpec, pattern: &mut IoPattern, info: &DeviceInfo) -> (u64, 
         (u64::MAX, n.saturating_mul(loops))
     } else {
         let lbs = u64::from(info.logical_block_bytes);
-        let per_loop = spec.io_size.map_or(pattern.region().1, |s| s.resolve(info.capacity_bytes, lbs));
+        let region = pattern.region().1;
+        let per_loop = match (spec.io_size, spec.filesize_bytes, spec.size) {
+            (Some(s), _, _) => s.resolve(info.capacity_bytes, lbs),
+            // fio: with a filesize, an absolute size is the amount per loop, at most the file.
+            (None, Some(_), Some(crate::job::SizeSpec::Bytes(b))) => b.min(region),
+            _ => region,
+        };
         pattern.set_loop_bytes(per_loop);
         pattern.set_loops(spec.loops, spec.io_size.is_some());
         (per_loop.saturating_mul(loops), u64::MAX)

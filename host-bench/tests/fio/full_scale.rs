@@ -97,3 +97,14 @@ fn the_full_size_write_amount_of_a_size_based_job() {
     assert_eq!(job("rw=randread\nsize=10g").full_scale_write_bytes(), None);
     assert_eq!(job("rw=randwrite\nsize=10g\ntime_based\nruntime=10").full_scale_write_bytes(), None);
 }
+
+#[test]
+fn a_filesize_shrinks_and_bounds_the_amount() {
+    let j = job("rw=randwrite\nfilesize=16g");
+    assert_eq!(j.full_scale_write_bytes(), Some(16 * GIB));
+    let (s, changed) = j.at_scale(1.0 / 256.0).unwrap();
+    assert_eq!(s.filesize_bytes, Some(64 * MIB));
+    assert_eq!(changed[0].option, "filesize");
+    // An absolute size is the amount, at most the file.
+    assert_eq!(job("rw=write\nfilesize=4g\nsize=10g").full_scale_write_bytes(), Some(4 * GIB));
+}

@@ -485,3 +485,13 @@ fn startdelay_seconds_and_ranges() {
     assert_eq!(job("startdelay=2").start_delay_ns, (2_000_000_000, 0));
     assert_eq!(job("startdelay=300ms-100ms").start_delay_ns, (100_000_000, 300_000_000));
 }
+
+#[test]
+fn filesize_is_one_size_as_fio_reads_it() {
+    assert_eq!(job("filesize=16m").filesize_bytes, Some(16 << 20));
+    // fio's range with equal ends is one size.
+    assert_eq!(job("filesize=8m-8m").filesize_bytes, Some(8 << 20));
+    let e = err("[j]\nfilesize=8m-16m\n");
+    assert!(e.contains("jobs/x.fio:2") && e.contains("filesize") && e.contains("range"), "{e}");
+    assert!(err("[j]\nfilesize=0\n").contains("zero"));
+}

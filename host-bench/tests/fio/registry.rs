@@ -83,7 +83,7 @@ fn refused_options_name_file_line_option_and_alternative() {
     let cases = [
         ("verify_only=1", "verify runs inline"),
         ("wait_for=x", "stonewall"),
-        ("filesize=1g", "own offset= and size="),
+        ("file_append=1", "own offset= and size="),
         ("zonecapacity=1g", "zonemode=strided"),
         ("cmdprio_percentage=10", "leave the option out"),
         ("cmd_type=nvme", "block reads"),
