@@ -146,6 +146,24 @@ const CASES: &[Case] = &[
         ordered: false,
         mixed: false,
     },
+    // fio 3.33 reads KiB/MiB as powers of 1000 under its default kb_base=1024, and k/m as
+    // powers of 1000 under kb_base=1000 (where KiB is 1024).
+    Case {
+        name: "kib-is-1000",
+        body: "rw=write\nbs=4k\nsize=4096KiB",
+        loop_bytes: 4_096_000,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "kb-base-1000",
+        body: "bs=4KiB\nrw=write\nsize=4096k\noffset=1MiB\nkb_base=1000",
+        loop_bytes: 4_096_000,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
     Case {
         name: "randwrite-qd8",
         body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",

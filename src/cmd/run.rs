@@ -380,5 +380,7 @@ fn default_window(jobs: &[job::JobSpec]) -> Option<u64> {
             _ => return None,
         }
     }
-    window
+    // A size need not be a multiple of the block (`size=1MiB` is 1,000,000 bytes to fio);
+    // the window is, so it ends at the next 4 KiB.
+    window.map(|w| w.next_multiple_of(4096))
 }

@@ -134,7 +134,13 @@ impl Section<'_> {
         if b.error.is_some() {
             return self;
         }
-        let loc = Loc { file: &b.file, line: b.line, option: key, value: value.as_deref().unwrap_or("") };
+        let loc = Loc {
+            file: &b.file,
+            line: b.line,
+            option: key,
+            value: value.as_deref().unwrap_or(""),
+            kb: Default::default(),
+        };
         let (spec, echo) = match b.current.as_mut() {
             Some(spec) => (spec, None),
             None => (&mut b.global, Some(&mut b.global_options)),

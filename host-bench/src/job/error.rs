@@ -47,6 +47,8 @@ pub(crate) struct Loc<'a> {
     pub line: usize,
     pub option: &'a str,
     pub value: &'a str,
+    /// How size prefixes read here: the section's fio `kb_base`.
+    pub kb: super::value::KbBase,
 }
 
 impl Loc<'_> {

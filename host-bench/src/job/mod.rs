@@ -31,6 +31,7 @@ pub use error::{BadValue, JobError};
 pub use full_scale::{ScaledOption, ScaledUnit, SizeBasis};
 pub use parse::{parse_path, parse_str, resolve_sections, ParseOptions, RawOption, RawSection};
 pub use substitute::HostVars;
+pub use value::KbBase;
 
 /// A whole job file after resolution.
 #[derive(Clone, Debug, PartialEq)]
@@ -420,6 +421,8 @@ pub struct JobSpec {
     pub description: Option<String>,
     /// What the absolute sizes above are counted on (see [`full_scale`]).
     pub sizes: SizeBasis,
+    /// fio `kb_base`: how the section's size prefixes read (`value::KbBase`).
+    pub kb_base: KbBase,
 }
 
 /// fio's queue-depth search (`latency_target`): the deepest queue whose completions meet
@@ -548,6 +551,7 @@ impl JobSpec {
             logs: LogOptions::default(),
             description: None,
             sizes: SizeBasis::Device,
+            kb_base: KbBase::Binary,
         }
     }
 

@@ -214,7 +214,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "cgroup_weight", aliases: &[], support: Accepted, meaning: "host process placement: the runner is one thread per group; recorded only", source: "fio 3.33" },
     OptionDef { name: "uid", aliases: &[], support: Accepted, meaning: "host process placement: the runner is one thread per group; recorded only", source: "fio 3.33" },
     OptionDef { name: "gid", aliases: &[], support: Accepted, meaning: "host process placement: the runner is one thread per group; recorded only", source: "fio 3.33" },
-    OptionDef { name: "kb_base", aliases: &[], support: Implemented, meaning: "1024 only (fio's default): k, m, g are powers of 1024; 1000 is refused, write kB/MB sizes as bytes", source: "fio 3.33" },
+    OptionDef { name: "kb_base", aliases: &[], support: Implemented, meaning: "fio's meaning for sizes in job files, read first in its section as fio reads it: 1024 (default) makes k/kb/ki powers of 1024 and KiB/MiB powers of 1000 (fio's compatibility inversion), 1000 the other way round; integer options and the reports keep binary units", source: "fio 3.33" },
     OptionDef { name: "unit_base", aliases: &[], support: Accepted, meaning: "report formatting; ssdlab always reports clat percentiles (slat is 0)", source: "fio 3.33" },
     OptionDef { name: "hugepage-size", aliases: &[], support: Accepted, meaning: "buffers are ssdlab's own (registered io_uring buffers on --target)", source: "fio 3.33" },
     OptionDef { name: "flow_id", aliases: &[], support: Implemented, meaning: "fio's meaning: jobs with the same flow_id and a flow weight share one token counter (default 0)", source: "fio 3.33" },

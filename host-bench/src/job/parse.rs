@@ -100,9 +100,16 @@ pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions
             s.options.clear();
             s
         };
+        // fio parses a section's kb_base first (its option priority), so every size of the
+        // section reads with it wherever it is written.
+        for opt in section.options.iter().filter(|o| registry::lookup(&o.key).is_some_and(|d| d.name == "kb_base")) {
+            let value = opt.value.as_deref();
+            let loc = Loc { file, line: opt.line, option: &opt.key, value: value.unwrap_or(""), kb: spec.kb_base };
+            apply_option(&mut spec, "kb_base", value, &loc)?;
+        }
         for opt in &section.options {
             let value = opt.value.as_deref();
-            let loc = Loc { file, line: opt.line, option: &opt.key, value: value.unwrap_or("") };
+            let loc = Loc { file, line: opt.line, option: &opt.key, value: value.unwrap_or(""), kb: spec.kb_base };
             let applied = match registry::lookup(&opt.key) {
                 None => Applied::Unknown,
                 Some(def) => match def.support {
@@ -242,7 +249,7 @@ impl Lines<'_> {
                 Some(host) => {
                     let s = substitute(t, host).map_err(|e| {
                         let (key, value) = t.split_once('=').unwrap_or((t, ""));
-                        let loc = Loc { file, line, option: key.trim(), value: value.trim() };
+                        let loc = Loc { file, line, option: key.trim(), value: value.trim(), kb: Default::default() };
                         loc.bad(&format!("cannot be computed as fio computes it ({})", e.0), BC_ALLOWED)
                     })?;
                     if !s.host_values.is_empty() {

@@ -148,7 +148,7 @@ mod tests {
         ("zonerange", "64k"),
         ("zoneskip", "1m"),
         ("rw_sequencer", "identical"),
-        ("kb_base", "1024"),
+        ("kb_base", "1000"),
         ("latency_target", "2ms"),
         ("latency_window", "100ms"),
         ("latency_percentile", "99.9"),
@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(implemented, sampled, "every implemented option needs a sample value here");
         for &(name, value) in SAMPLES {
             let mut spec = JobSpec::with_defaults("j", 1);
-            let loc = Loc { file: "t.fio", line: 1, option: name, value };
+            let loc = Loc { file: "t.fio", line: 1, option: name, value, kb: Default::default() };
             let applied = apply_option(&mut spec, name, Some(value), &loc).unwrap();
             assert!(matches!(applied, Applied::Known), "{name}");
         }

@@ -5,7 +5,9 @@ use super::checks::{
     SPLIT_ALLOWED,
 };
 use super::error::{JobError, Loc};
-use super::value::{boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns, time_ns_bare};
+use super::value::{
+    boolean, float_in, int_in, int_in_u32, per_dir, size_bytes, size_spec, time_ns, time_ns_bare, KbBase,
+};
 use super::{
     BsSplitEntry, Distribution, JobSpec, RandomGenerator, RwMode, Sequencing, SizeSpec, SsMetric, SteadyState,
     StridedZones, UnifiedRw, Zone,
@@ -170,8 +172,13 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "zonesize" => spec.zone_options.size_bytes = size_bytes(v, loc)?,
         "zonerange" => spec.zone_options.range_bytes = size_bytes(v, loc)?,
         "zoneskip" => spec.zone_options.skip_bytes = size_bytes(v, loc)?,
-        "kb_base" if v.trim() == "1024" => {}
-        "kb_base" => return Err(loc.bad("is not supported", "1024 (fio's default); write decimal sizes in bytes")),
+        "kb_base" => {
+            spec.kb_base = match v.trim() {
+                "1024" => KbBase::Binary,
+                "1000" => KbBase::Decimal,
+                _ => return Err(loc.bad("is not a kb_base", "1024 (fio's default) or 1000")),
+            }
+        }
         _ => return Ok(Applied::Unknown),
     }
     Ok(Applied::Known)
@@ -215,7 +222,7 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
     }
     let z = spec.zone_options;
     let size_text = z.size_bytes.to_string();
-    let zone_loc = |option, value| Loc { file, line: spec.line, option, value };
+    let zone_loc = |option, value| Loc { file, line: spec.line, option, value, kb: spec.kb_base };
     const ZONES: &str = "zonemode=strided with zonesize > 0";
     spec.zones = match (z.strided, z.size_bytes) {
         // fio 3.33's checks (init.c).
@@ -237,7 +244,7 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
     if let Some((option, _)) = steered.into_iter().find(|s| s.1) {
         let paced = [("rate_iops", spec.rate_limited()), ("read_iolog", spec.replay.read_iolog.is_some())];
         if let Some((other, _)) = paced.into_iter().find(|p| p.1) {
-            let loc = Loc { file, line: spec.line, option, value: "" };
+            let loc = Loc { file, line: spec.line, option, value: "", kb: spec.kb_base };
             return Err(loc.bad(&format!("cannot be combined with {other} here"), "one of them per job"));
         }
     }
@@ -256,7 +263,7 @@ pub(crate) fn finish_job(spec: &mut JobSpec, file: &str) -> Result<Vec<String>, 
 /// fio 3.33's checks of the rate options (init.c `fixup_options`): a limit and a minimum are
 /// each given in bytes or in I/Os, not both, and no direction's minimum exceeds its limit.
 fn rate_checks(spec: &JobSpec, file: &str) -> Result<(), JobError> {
-    let loc = |option| Loc { file, line: spec.line, option, value: "" };
+    let loc = |option| Loc { file, line: spec.line, option, value: "", kb: spec.kb_base };
     let any = |v: &[u64; 3]| v.iter().any(|&r| r > 0);
     if any(&spec.rate_bytes) && any(&spec.rate_iops) {
         return Err(loc("rate").bad("cannot be combined with rate_iops (fio: mutually exclusive)", "one of them"));
@@ -274,7 +281,7 @@ fn rate_checks(spec: &JobSpec, file: &str) -> Result<(), JobError> {
         };
         if limit > 0 && limit < min {
             let (dir, text) = (["read", "write", "trim"][d], min.to_string());
-            let at = Loc { file, line: spec.line, option, value: &text };
+            let at = Loc { file, line: spec.line, option, value: &text, kb: spec.kb_base };
             return Err(at.bad(
                 &format!("exceeds the {dir} rate limit {limit} (fio: minimum rate exceeds rate)"),
                 "a minimum <= the limit",

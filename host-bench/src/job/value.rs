@@ -5,23 +5,58 @@ use super::checks::{device_percent, in_range, ns_of};
 use super::error::{JobError, Loc};
 use super::SizeSpec;
 
-const SIZE_ALLOWED: &str = "a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based)";
+const SIZE_ALLOWED: &str = "a number with optional suffix k/m/g/t/p or kb/mb/gb/tb/pb (powers of kb_base, 1024 by default), or KiB/MiB/GiB/TiB/PiB (powers of 1000 under fio's default kb_base, of 1024 under kb_base=1000)";
 pub(crate) const TIME_ALLOWED: &str = "a number with optional suffix us/ms/s/m/h/d (default s)";
 
-/// Multiplier for a size suffix. fio's default kb_base=1024 makes k, K, KB and KiB all 1024.
-fn size_multiplier(suffix: &str) -> Option<u64> {
+/// fio's `kb_base`: how a size's unit prefix reads (fio 3.33 `__get_mult_bytes`). Under the
+/// default, k, kb and ki are 1024 and kib is 1000 ("inputs invert IEC and SI prefixes, for
+/// compatibility"); under 1000 each is the other way round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KbBase {
+    /// `kb_base=1024`, fio's default.
+    #[default]
+    Binary,
+    /// `kb_base=1000`.
+    Decimal,
+}
+
+impl KbBase {
+    fn base(self) -> u64 {
+        match self {
+            KbBase::Binary => 1024,
+            KbBase::Decimal => 1000,
+        }
+    }
+
+    /// The base of the IEC-looking suffixes (`KiB`), which fio reads the other way round.
+    fn inverted(self) -> u64 {
+        match self {
+            KbBase::Binary => 1000,
+            KbBase::Decimal => 1024,
+        }
+    }
+}
+
+/// Multiplier for a size suffix, as fio 3.33 reads it (any case): `X`, `Xb` and `Xi` are powers
+/// of `kb_base`, `Xib` of the other base, for X in k, m, g, t, p.
+fn size_multiplier(suffix: &str, kb: KbBase) -> Option<u64> {
     let s = suffix.to_ascii_lowercase();
-    let s = s.strip_suffix("ib").or_else(|| s.strip_suffix('b')).unwrap_or(&s);
-    let shift = match s {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        "p" => 50,
+    if s.is_empty() {
+        return Some(1);
+    }
+    let (prefix, base) = match s.strip_suffix("ib") {
+        Some(p) => (p, kb.inverted()),
+        None => (s.strip_suffix('b').or_else(|| s.strip_suffix('i')).unwrap_or(&s), kb.base()),
+    };
+    let pow = match prefix {
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
         _ => return None,
     };
-    Some(1u64 << shift)
+    base.checked_pow(pow)
 }
 
 /// Splits "12.5k" into ("12.5", "k").
@@ -34,7 +69,7 @@ fn split_number(text: &str) -> (&str, &str) {
 pub(crate) fn size_bytes(text: &str, loc: &Loc) -> Result<u64, JobError> {
     let text = text.trim();
     let (num, suffix) = split_number(text);
-    let mult = size_multiplier(suffix).ok_or_else(|| loc.bad("is not a size", SIZE_ALLOWED))?;
+    let mult = size_multiplier(suffix, loc.kb).ok_or_else(|| loc.bad("is not a size", SIZE_ALLOWED))?;
     if num.is_empty() {
         return Err(loc.bad("is not a size", SIZE_ALLOWED));
     }

@@ -139,14 +139,15 @@ fn sizes_and_suffixes() {
         ("4096", 4096u64),
         ("4k", 4096),
         ("4K", 4096),
-        ("4KiB", 4096),
+        // fio 3.33 (default kb_base=1024) reads the IEC suffixes as powers of 1000.
+        ("4KiB", 4000),
         ("4kb", 4096),
         ("2m", 2 << 20),
-        ("1MiB", 1 << 20),
+        ("1MiB", 1_000_000),
         ("3g", 3 << 30),
-        ("1GiB", 1 << 30),
+        ("1GiB", 1_000_000_000),
         ("2t", 2 << 40),
-        ("1TiB", 1 << 40),
+        ("1TiB", 1_000_000_000_000),
         ("1.5k", 1536),
     ] {
         assert_eq!(job(&format!("size={v}")).size, Some(SizeSpec::Bytes(b)), "{v}");
@@ -275,7 +276,7 @@ fn error_messages_are_one_line_and_exact() {
     );
     assert_eq!(
         err("[j]\nsize=12q\n"),
-        "jobs/x.fio:2: option 'size' = 12q is not a size (allowed a number with optional suffix k/m/g/t/p, KiB/MiB/GiB/TiB/PiB (all 1024-based))"
+        "jobs/x.fio:2: option 'size' = 12q is not a size (allowed a number with optional suffix k/m/g/t/p or kb/mb/gb/tb/pb (powers of kb_base, 1024 by default), or KiB/MiB/GiB/TiB/PiB (powers of 1000 under fio's default kb_base, of 1024 under kb_base=1000))"
     );
     assert_eq!(
         err("[j]\nbssplit=4k/50:8k/30\n"),
@@ -494,4 +495,22 @@ fn filesize_is_one_size_as_fio_reads_it() {
     let e = err("[j]\nfilesize=8m-16m\n");
     assert!(e.contains("jobs/x.fio:2") && e.contains("filesize") && e.contains("range"), "{e}");
     assert!(err("[j]\nfilesize=0\n").contains("zero"));
+}
+
+#[test]
+fn size_prefixes_read_as_fio_reads_them() {
+    // fio 3.33's default kb_base=1024 inverts IEC and SI: KiB/MiB are powers of 1000.
+    let size = |body: &str| job(body).size;
+    assert_eq!(size("size=1m"), Some(SizeSpec::Bytes(1 << 20)));
+    assert_eq!(size("size=1MB"), Some(SizeSpec::Bytes(1 << 20)));
+    assert_eq!(size("size=1Mi"), Some(SizeSpec::Bytes(1 << 20)));
+    assert_eq!(size("size=1MiB"), Some(SizeSpec::Bytes(1_000_000)));
+    assert_eq!(size("size=2GiB"), Some(SizeSpec::Bytes(2_000_000_000)));
+    // kb_base=1000, read first in its section wherever it is written: the other way round.
+    assert_eq!(size("size=1m\nkb_base=1000"), Some(SizeSpec::Bytes(1_000_000)));
+    assert_eq!(size("size=1MiB\nkb_base=1000"), Some(SizeSpec::Bytes(1 << 20)));
+    // From [global] to its jobs.
+    let f = parse("[global]\nkb_base=1000\n[j]\nsize=3k\n").unwrap();
+    assert_eq!(f.jobs[0].size, Some(SizeSpec::Bytes(3000)));
+    assert!(err("[j]\nkb_base=512\n").contains("1024 (fio's default) or 1000"));
 }
