@@ -44,8 +44,12 @@ impl JobSpec {
     /// runtimes): its absolute sizes shrunk by that factor, and what changed. `None` when
     /// nothing changes (sizes of the device, an unscaled drive, or no absolute size).
     ///
-    /// Offsets round to the job's smallest block size; a region or amount keeps at least one
-    /// of its largest blocks, so a job that runs on the full-size drive runs here too.
+    /// A region or amount rounds to the job's smallest block size and keeps at least one of
+    /// its largest blocks, so a job that runs on the full-size drive runs here too. An offset
+    /// keeps its place within a MiB ([`ALIGNMENT_KEPT`]): `offset=2k` still misaligns 4 KiB
+    /// writes, `offset=120k` with `rw=write:112k` still crosses 128 KiB stripes. Strided zones
+    /// shrink only while a zone's range stays at least a MiB; smaller zones are an access
+    /// pattern (read 64 KiB of each MiB), kept as written.
     pub fn at_scale(&self, time_scale: f64) -> Option<(JobSpec, Vec<ScaledOption>)> {
         if self.sizes != SizeBasis::FullScale
             || !(time_scale < 1.0 && time_scale > 0.0)
@@ -58,8 +62,8 @@ impl JobSpec {
         let mut s = Shrink { ts: time_scale, unit: smallest, changed: Vec::new() };
         let mut out = self.clone();
         out.size = out.size.map(|v| s.size_spec("size", v, largest));
-        out.offset = s.size_spec("offset", out.offset, 0);
-        out.offset_increment = s.size_spec("offset_increment", out.offset_increment, 0);
+        out.offset = s.offset("offset", out.offset);
+        out.offset_increment = s.offset("offset_increment", out.offset_increment);
         out.io_size = out.io_size.map(|v| s.size_spec("io_size", v, largest));
         out.filesize_bytes = out.filesize_bytes.map(|b| s.bytes("filesize", b, largest));
         out.number_ios = out.number_ios.map(|n| {
@@ -72,7 +76,7 @@ impl JobSpec {
             });
             m
         });
-        if let Some(z) = out.zones.as_mut() {
+        if let Some(z) = out.zones.as_mut().filter(|z| z.range_bytes as f64 * time_scale >= ALIGNMENT_KEPT as f64) {
             z.size_bytes = s.bytes("zonesize", z.size_bytes, largest);
             z.range_bytes = s.bytes("zonerange", z.range_bytes, z.size_bytes);
             z.skip_bytes = s.bytes("zoneskip", z.skip_bytes, 0);
@@ -114,6 +118,10 @@ impl JobSpec {
     }
 }
 
+/// An offset's place within this many bytes survives the shrink (its remainder is kept): it
+/// covers every block size, mapping unit, page and stripe whose alignment a job may test.
+pub const ALIGNMENT_KEPT: u64 = 1 << 20;
+
 /// Shrinks absolute sizes by `ts`, to whole `unit`s, and records each change.
 struct Shrink {
     ts: f64,
@@ -127,6 +135,23 @@ impl Shrink {
             SizeSpec::Bytes(b) if b > 0 => SizeSpec::Bytes(self.bytes(option, b, min)),
             other => other,
         }
+    }
+
+    /// An offset shrunk in whole MiB, its remainder within the MiB kept.
+    fn offset(&mut self, option: &str, v: SizeSpec) -> SizeSpec {
+        let SizeSpec::Bytes(b) = v else { return v };
+        let rest = b % ALIGNMENT_KEPT;
+        let mib = nand_model::cast::sat_u64(((b - rest) as f64 * self.ts / ALIGNMENT_KEPT as f64).round());
+        let simulated = mib.saturating_mul(ALIGNMENT_KEPT).saturating_add(rest);
+        if simulated != b {
+            self.changed.push(ScaledOption {
+                option: option.into(),
+                full_scale: b,
+                simulated,
+                unit: ScaledUnit::Bytes,
+            });
+        }
+        SizeSpec::Bytes(simulated)
     }
 
     fn bytes(&mut self, option: &str, b: u64, min: u64) -> u64 {

@@ -46,12 +46,19 @@ fn absolute_sizes_shrink_with_the_drive() {
 
 #[test]
 fn sizes_round_to_blocks_and_keep_one_io() {
-    // 1 MiB at 1/256 is 4 KiB: less than one 128 KiB I/O, so the region keeps one block; an
-    // offset rounds to the job's smallest block size.
+    // 1 MiB at 1/256 is 4 KiB: less than one 128 KiB I/O, so the region keeps one block.
     let j = job("rw=write\nbs=128k\nsize=1m\noffset=100k");
     let (s, _) = j.at_scale(1.0 / 256.0).unwrap();
     assert_eq!(s.size, Some(SizeSpec::Bytes(128 << 10)));
-    assert_eq!(s.offset, SizeSpec::Bytes(0));
+    // An offset keeps its place within the MiB: 100 KiB stays, and 1 GiB + 2 KiB (4 KiB writes
+    // straddling two units) becomes 4 MiB + 2 KiB, still misaligned.
+    assert_eq!(s.offset, SizeSpec::Bytes(100 << 10));
+    let (s, _) = job("rw=randwrite\nbs=4k\noffset=1048578k\nsize=1g").at_scale(1.0 / 256.0).unwrap();
+    assert_eq!(s.offset, SizeSpec::Bytes((4 << 20) + 2048));
+    // Zones of a MiB or less are an access pattern and stay as written.
+    let j = job("rw=read\nbs=16k\nzonemode=strided\nzonesize=64k\nzonerange=1m\nsize=2g");
+    let z = j.at_scale(1.0 / 256.0).unwrap().0.zones.unwrap();
+    assert_eq!((z.size_bytes, z.range_bytes), (64 << 10, 1 << 20));
 }
 
 #[test]
