@@ -272,11 +272,15 @@ impl GroupRun {
             let Some(spec) = file.jobs.get(j) else {
                 continue;
             };
+            // A job file's absolute sizes are the full-size drive's (see `job::full_scale`):
+            // shrunk once per job, for its slot's record and every clone.
+            let scaled = spec.at_scale(opts.time_scale);
+            let (spec, changed) = scaled.as_ref().map_or((spec, &[][..]), |(s, c)| (s, &c[..]));
             for clone in 0..spec.numjobs {
                 let slot = match (spec.group_reporting, shared_slot) {
                     (true, Some(s)) => s,
                     _ => {
-                        run.slots.push(new_slot(spec, group, now_ns, opts));
+                        run.slots.push(new_slot(spec, changed, group, now_ns, opts));
                         let s = run.slots.len() - 1;
                         if spec.group_reporting {
                             shared_slot = Some(s);

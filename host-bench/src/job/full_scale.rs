@@ -88,9 +88,7 @@ impl JobSpec {
         }
         (!s.changed.is_empty()).then_some((out, s.changed))
     }
-}
 
-impl JobSpec {
     /// Bytes a size-based job of a job file writes on the full-size drive when the file gives
     /// the amount in absolute terms (`io_size=`, `size=` or `number_ios=`, times `loops`, times
     /// the write share of a mix; a `filesize` bounds it); `None` for a time-based job, a percentage, a job that does not

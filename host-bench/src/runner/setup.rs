@@ -14,7 +14,14 @@ pub(super) struct RampStats {
     pub(super) end_ns: u64,
 }
 
-pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOptions) -> Slot {
+/// A reported job's slot; `scaled_sizes` records what the scaled run shrank (`job::full_scale`).
+pub(super) fn new_slot(
+    spec: &JobSpec,
+    scaled_sizes: &[crate::job::ScaledOption],
+    group: usize,
+    now_ns: u64,
+    opts: &RunOptions,
+) -> Slot {
     let origin = now_ns.saturating_add(scale(spec.ramp_time_ns, opts.time_scale));
     let steady_state = spec.steadystate.filter(|s| s.dur_ns > 0).map(|s| SteadyStateOutcome {
         criterion: SteadyState {
@@ -48,7 +55,7 @@ pub(super) fn new_slot(spec: &JobSpec, group: usize, now_ns: u64, opts: &RunOpti
             verify: Default::default(),
             host_usage: None,
             warmup: None,
-            scaled_sizes: spec.at_scale(opts.time_scale).map(|(_, changed)| changed).unwrap_or_default(),
+            scaled_sizes: scaled_sizes.to_vec(),
         },
         series: SeriesRecorder::new(origin, opts.series_interval_ns),
         ss_all_reached: true,
@@ -87,9 +94,6 @@ pub(super) fn new_instance(
     let key = run_key | (job_no << 20) | u64::from(clone);
     let rng = streams.stream(StreamId::Host, key);
     let ts = opts.time_scale;
-    // A job file's absolute sizes are the full-size drive's (see `job::full_scale`).
-    let scaled = spec.at_scale(ts);
-    let spec = scaled.as_ref().map_or(spec, |(s, _)| s);
     let group_start_ns = now_ns;
     let now_ns = start_ns(spec, &streams, key, group_start_ns, run_start_ns, ts);
     let measure_from_ns = now_ns.saturating_add(scale(spec.ramp_time_ns, ts));
