@@ -27,11 +27,11 @@ use rand_chacha::ChaCha8Rng;
 use super::randmap::{FullPeriod, RandomMap};
 use super::seqpos::SeqPos;
 use super::zipf::{ParetoSampler, ZipfSampler};
-use super::{JobSpec, RwMode, Sequencing, SizeSpec};
+use super::{JobSpec, RwMode, Sequencing};
 use crate::device::IoDir;
 
 mod tables;
-use tables::{bs_entries, coverage, make_sampler, start_offset};
+use tables::{bs_entries, coverage, file_region, make_sampler, start_offset};
 
 /// Geometry problems that make a job impossible on a device.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,30 +42,6 @@ pub enum PatternError {
     RegionTooSmall { job: String, offset_bytes: u64, region_bytes: u64, block_bytes: u32, capacity_bytes: u64 },
     #[error("job '{job}': filesize = {filesize_bytes} bytes exceeds the device capacity {capacity_bytes}")]
     FileBeyondDevice { job: String, filesize_bytes: u64, capacity_bytes: u64 },
-}
-
-/// The region of a job with fio's `filesize` (its file: the drive's first `file` bytes), as
-/// fio 3.33's `setup_files`: from `start` to the file's end, or `size=N%` of the file (aligned
-/// down to the smallest block size) when that is less; an absolute `size` is the amount per loop
-/// (`runner::setup`), not the region. A start at or past the file's end leaves no region.
-fn file_region(
-    spec: &JobSpec,
-    file: u64,
-    start: u64,
-    capacity_bytes: u64,
-    smallest_bs: u64,
-) -> Result<u64, PatternError> {
-    if file > capacity_bytes {
-        return Err(PatternError::FileBeyondDevice { job: spec.name.clone(), filesize_bytes: file, capacity_bytes });
-    }
-    let room = file.saturating_sub(start);
-    Ok(match spec.size {
-        Some(SizeSpec::Percent(p)) => {
-            let share = nand_model::cast::sat_u64(file as f64 * p / 100.0);
-            (share - share % smallest_bs.max(1)).min(room)
-        }
-        _ => room,
-    })
 }
 
 /// The next I/O to issue; offset and length are multiples of the logical block size.

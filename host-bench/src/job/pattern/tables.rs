@@ -1,5 +1,6 @@
 //! The per-job tables an [`IoPattern`](super::IoPattern) is built from: block-size tables,
-//! the offset sampler of the distribution, and whether offsets cover the region once per loop.
+//! the offset sampler of the distribution, whether offsets cover the region once per loop, and
+//! where the region starts and (with `filesize`) ends.
 //! Construction only; nothing here runs per I/O.
 
 use rand::RngCore;
@@ -8,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use super::super::randmap::{FullPeriod, RandomMap};
 use super::super::zipf::{ParetoSampler, ZipfSampler};
 use super::super::{Distribution, JobSpec, RandomGenerator, SizeSpec};
-use super::{Coverage, Sampler};
+use super::{Coverage, PatternError, Sampler};
 
 /// fio's rules for the random map: uniform distribution only, blockalign equal to the block
 /// size; `lfsr` replaces the map by a full-period sequence (fixed block size only, like fio).
@@ -105,4 +106,28 @@ pub(super) fn start_offset(spec: &JobSpec, subjob: u32, capacity_bytes: u64, sma
     }
     let align = if spec.offset_align_bytes > 0 { spec.offset_align_bytes } else { smallest_bs.max(1) };
     raw.div_ceil(align).saturating_mul(align)
+}
+
+/// The region of a job with fio's `filesize` (its file: the drive's first `file` bytes), as
+/// fio 3.33's `setup_files`: from `start` to the file's end, or `size=N%` of the file (aligned
+/// down to the smallest block size) when that is less; an absolute `size` is the amount per loop
+/// (`runner::setup`), not the region. A start at or past the file's end leaves no region.
+pub(super) fn file_region(
+    spec: &JobSpec,
+    file: u64,
+    start: u64,
+    capacity_bytes: u64,
+    smallest_bs: u64,
+) -> Result<u64, PatternError> {
+    if file > capacity_bytes {
+        return Err(PatternError::FileBeyondDevice { job: spec.name.clone(), filesize_bytes: file, capacity_bytes });
+    }
+    let room = file.saturating_sub(start);
+    Ok(match spec.size {
+        Some(SizeSpec::Percent(p)) => {
+            let share = nand_model::cast::sat_u64(file as f64 * p / 100.0);
+            (share - share % smallest_bs.max(1)).min(room)
+        }
+        _ => room,
+    })
 }
