@@ -21,7 +21,7 @@ const FILE_BYTES: u64 = 16 << 20;
 struct Case {
     name: &'static str,
     body: &'static str,
-    /// Bytes per loop (the job's size) and loops.
+    /// Bytes fio moves per loop (or per pass of an `io_size`) and loops (passes).
     loop_bytes: u64,
     loops: u64,
     /// Offsets in the same order (sequential) or as per-loop sets (random map).
@@ -164,6 +164,34 @@ const CASES: &[Case] = &[
         ordered: true,
         mixed: false,
     },
+    // A size that is not a multiple of the block size (1MiB is 1,000,000 bytes to fio): fio
+    // issues whole blocks until the size is reached, so a sequential job's last I/O runs past
+    // it (16 x 64 KiB), while a random map holds only the whole blocks (244 x 4 KiB per loop,
+    // and per pass of an io_size, whose last 1,728 bytes start no new pass).
+    Case {
+        name: "remainder-seq",
+        body: "rw=write\nbs=64k\nsize=1MiB",
+        loop_bytes: 16 << 16,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
+        name: "remainder-rand-loops",
+        body: "rw=randwrite\nbs=4k\nsize=1MiB\nloops=2",
+        loop_bytes: 244 << 12,
+        loops: 2,
+        ordered: false,
+        mixed: false,
+    },
+    Case {
+        name: "remainder-rand-io-size",
+        body: "rw=randread\nbs=4k\nsize=1MiB\nio_size=3MiB",
+        loop_bytes: 244 << 12,
+        loops: 3,
+        ordered: false,
+        mixed: false,
+    },
     Case {
         name: "randwrite-qd8",
         body: "rw=randwrite\nbs=16k\nsize=4m\niodepth=8",
@@ -219,7 +247,7 @@ fn fio_and_ssdlab_issue_the_same_ios() {
                 assert_eq!(totals(&f, d), totals(&s, d), "{name} {d}: total_ios, io_bytes");
             }
         }
-        assert_eq!(sum_bytes(&f), case.loop_bytes * case.loops, "{name}: fio moved size x loops");
+        assert_eq!(sum_bytes(&f), case.loop_bytes * case.loops, "{name}: fio moved loop_bytes x loops");
 
         // The same keys in each job object and each direction object.
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<String>>();

@@ -360,7 +360,8 @@ fn writes(j: &job::JobSpec) -> bool {
 }
 
 /// `--target`'s default window: the furthest job end (offset + size, the last `numjobs` clone's
-/// with `offset_increment`, or a job's `filesize`) where every sized job gives it in bytes; the whole target (`None`)
+/// with `offset_increment`, plus a largest block where the size is not a block multiple, or a
+/// job's `filesize`) where every sized job gives it in bytes; the whole target (`None`)
 /// when no job has a size, or one places its region by a percentage (of the whole target, as
 /// fio's is of the file).
 fn default_window(jobs: &[job::JobSpec]) -> Option<u64> {
@@ -372,15 +373,19 @@ fn default_window(jobs: &[job::JobSpec]) -> Option<u64> {
             continue;
         }
         let Some(job::SizeSpec::Bytes(size)) = j.size else { continue };
+        // A size that is not a multiple of every block size ends with an I/O that runs past it
+        // (fio issues whole blocks until the size is reached): room for one more block.
+        let sizes = || (0..3).flat_map(|d| j.block_sizes(d)).map(u64::from);
+        let past = if sizes().all(|bs| size % bs.max(1) == 0) { 0 } else { sizes().max().unwrap_or(0) };
         match (j.offset, j.offset_increment) {
             (job::SizeSpec::Bytes(o), job::SizeSpec::Bytes(step)) => {
-                let end = o + step * u64::from(j.numjobs.saturating_sub(1)) + size;
+                let end = o + step * u64::from(j.numjobs.saturating_sub(1)) + size + past;
                 window = Some(window.map_or(end, |w| w.max(end)));
             }
             _ => return None,
         }
     }
-    // A size need not be a multiple of the block (`size=1MiB` is 1,000,000 bytes to fio);
-    // the window is, so it ends at the next 4 KiB.
+    // A size need not be a multiple of 4 KiB (`size=1MiB` is 1,000,000 bytes to fio); the
+    // window is, so it ends at the next 4 KiB.
     window.map(|w| w.next_multiple_of(4096))
 }

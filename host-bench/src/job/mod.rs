@@ -110,14 +110,18 @@ pub enum SizeSpec {
 }
 
 impl SizeSpec {
-    /// Bytes for a device of `capacity_bytes`, rounded down to `align_bytes` (at least 1).
+    /// Bytes for a device of `capacity_bytes`: an absolute size as written (fio counts its
+    /// bytes as given: `size=1000000 bs=4k` issues I/Os until 1,000,000 bytes are reached), a
+    /// share rounded down to `align_bytes` (at least 1).
     pub fn resolve(self, capacity_bytes: u64, align_bytes: u64) -> u64 {
-        let raw = match self {
+        match self {
             SizeSpec::Bytes(b) => b,
-            SizeSpec::Percent(p) => nand_model::cast::sat_u64(capacity_bytes as f64 * p / 100.0),
-        };
-        let align = align_bytes.max(1);
-        raw / align * align
+            SizeSpec::Percent(p) => {
+                let raw = nand_model::cast::sat_u64(capacity_bytes as f64 * p / 100.0);
+                let align = align_bytes.max(1);
+                raw / align * align
+            }
+        }
     }
 }
 

@@ -15,6 +15,9 @@
 //! block size, or any non-uniform distribution draws with replacement instead; `lfsr` covers
 //! the region once per loop without a map. A loop is the job's bytes per loop (`io_size`, else
 //! the region); at its end the map is cleared and sequential I/O restarts at the region start.
+//! As fio counts them, whole blocks are issued until the loop's bytes are reached, so where
+//! they are not a block multiple a sequential loop's last I/O runs past them, while a full
+//! map (whole blocks only) ends the loop first; a new pass needs a largest block of bytes left.
 //!
 //! Non-random offsets follow fio's per-direction positions, `rw=...:N` modifiers, and strided
 //! zones (see `job/seqpos.rs`). As in fio, a non-random offset at or past the end of the
@@ -109,6 +112,10 @@ pub struct IoPattern {
     /// A non-random offset past the region starts a new pass instead of ending the loop
     /// (time-based jobs and explicit `io_size`, as fio's keep_running).
     wrap_at_end: bool,
+    /// The largest block of any direction: fio's `keep_running` starts no new pass for less
+    /// than one such block of the loop's bytes.
+    #[serde(default)]
+    max_bs_bytes: u64,
     /// Random words for the next map draws, taken `DRAW_AHEAD` I/Os early so the map word each
     /// one lands on can be prefetched (the same words in the same order: deterministic).
     draws: [u64; DRAW_AHEAD],
@@ -228,6 +235,7 @@ impl IoPattern {
             loop_left: u64::MAX,
             loops_left: u64::MAX,
             wrap_at_end: true,
+            max_bs_bytes: u64::from(max_bs),
             draws,
             draw_next: 0,
         })
@@ -246,6 +254,13 @@ impl IoPattern {
     pub fn set_loops(&mut self, loops: u32, wrap_at_end: bool) {
         self.loops_left = u64::from(loops.max(1)) - 1;
         self.wrap_at_end = wrap_at_end;
+    }
+
+    /// Whether a pass that ended starts another within the loop: the job wraps and at least
+    /// one largest block of the loop's bytes is left (fio's `keep_running`).
+    #[inline]
+    fn wraps(&self) -> bool {
+        self.wrap_at_end && self.loop_left >= self.max_bs_bytes
     }
 
     /// True when uniform random offsets hit each block once per loop (map or full-period sequence).
@@ -318,7 +333,7 @@ impl IoPattern {
         }
         // fio: an offset that cannot be placed ends the pass; a new loop or pass follows
         // if the job has one, and a fresh pass that cannot place an I/O either ends the job.
-        if self.wrap_at_end {
+        if self.wraps() {
             self.new_pass();
         } else if !self.new_loop() {
             return None;
@@ -342,21 +357,27 @@ impl IoPattern {
                 self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]);
             match if random { None } else { self.seq.seq_offset(d) } {
                 Some(rel) => rel,
-                None => self.random_rel(d, &mut len),
+                None => self.random_rel(d, &mut len)?,
             }
         } else if self.sequencing.identical {
             self.seq.identical_offset(d)
         } else {
             match self.seq.seq_offset(d) {
                 Some(rel) => rel,
-                None => self.random_rel(d, &mut len),
+                None => self.random_rel(d, &mut len)?,
             }
         };
         let len64 = u64::from(len);
         let abs = self.seq.base().checked_add(rel)?;
-        // fio's checks: the offset inside the region and the I/O inside the device; an I/O
-        // is also kept inside its region (or zone), which fio's whole-block sizes ensure.
-        if rel >= self.region_bytes || rel + len64 > self.span_bytes || abs.checked_add(len64)? > self.capacity_bytes {
+        // fio's checks (`get_next_offset`, `fill_io_u`): the offset inside the region and the
+        // I/O inside the device. The last I/O of a region whose size is not a multiple of the
+        // block size runs past the region's end, as in fio (`size=1000000 bs=4k rw=write`
+        // writes 245 blocks); a strided zone keeps its I/Os inside it.
+        let zoned = self.span_bytes != self.region_bytes;
+        if rel >= self.region_bytes
+            || (zoned && rel + len64 > self.span_bytes)
+            || abs.checked_add(len64)? > self.capacity_bytes
+        {
             return None;
         }
         self.seq.issued(d, rel, len64);
@@ -376,27 +397,34 @@ impl IoPattern {
     }
 
     /// A random offset relative to the zone (or region) start; `len` is trimmed to the free
-    /// run under the random map.
+    /// run under the random map. `None` once every block was used this pass (see
+    /// `covered_offset`).
     #[inline]
-    fn random_rel(&mut self, d: usize, len: &mut u32) -> u64 {
+    fn random_rel(&mut self, d: usize, len: &mut u32) -> Option<u64> {
         if matches!(self.coverage, Coverage::None) {
-            self.random_offset(d, *len)
+            Some(self.random_offset(d, *len))
         } else {
-            let (rel, covered) = self.covered_offset(d, *len);
+            let (rel, covered) = self.covered_offset(d, *len)?;
             *len = covered;
-            rel
+            Some(rel)
         }
     }
 
     /// A uniform random offset without replacement and the length that fits there: fio marks
-    /// the I/O's blocks in the map and trims the I/O at the first block already used.
+    /// the I/O's blocks in the map and trims the I/O at the first block already used. `None`
+    /// when every block was used and the job does not wrap: fio's file is then done and the
+    /// loop ends, even with bytes of it left (`size` not a multiple of the block size).
     #[inline]
     #[allow(clippy::cast_possible_truncation)] // fits <= len, a u32
-    fn covered_offset(&mut self, d: usize, len: u32) -> (u64, u32) {
+    fn covered_offset(&mut self, d: usize, len: u32) -> Option<(u64, u32)> {
         let unit = self.unit_bytes;
-        match &mut self.coverage {
+        let wrap = self.wraps();
+        Some(match &mut self.coverage {
             Coverage::Map(map) => {
                 if map.is_full() {
+                    if !wrap {
+                        return None;
+                    }
                     // A time-based job (or io_size above size) starts a new pass, as fio does.
                     map.reset();
                 }
@@ -414,12 +442,18 @@ impl IoPattern {
                 (block * unit, fits)
             }
             Coverage::Sequence(seq) => {
+                if seq.is_done() {
+                    if !wrap {
+                        return None;
+                    }
+                    seq.reset();
+                }
                 let rel = seq.next_value() * unit;
                 let fits = (self.span_bytes - rel).min(u64::from(len)) as u32;
                 (rel, fits)
             }
             Coverage::None => (self.random_offset(d, len), len),
-        }
+        })
     }
 
     #[inline]

@@ -141,6 +141,10 @@ pub struct FullPeriod {
     seed: u64,
     state: u64,
     shift: u32,
+    /// Values returned since the last reset: a period is over at `n` (fio's LFSR then
+    /// reports the file done).
+    #[serde(default)]
+    drawn: u64,
 }
 
 impl FullPeriod {
@@ -152,12 +156,18 @@ impl FullPeriod {
         let a = ((r1 << 2) | 1) & mask;
         let c = (r2 | 1) & mask;
         let seed = (r1 ^ r2.rotate_left(17)) & mask;
-        FullPeriod { n, mask, a: if mask < 4 { 1 } else { a }, c, seed, state: seed, shift: bits / 2 + 1 }
+        FullPeriod { n, mask, a: if mask < 4 { 1 } else { a }, c, seed, state: seed, shift: bits / 2 + 1, drawn: 0 }
     }
 
     /// Back to the start of the sequence (fio resets its LFSR each loop).
     pub fn reset(&mut self) {
         self.state = self.seed;
+        self.drawn = 0;
+    }
+
+    /// Whether every value of the period has been returned.
+    pub fn is_done(&self) -> bool {
+        self.drawn >= self.n
     }
 
     /// The next value below `n`.
@@ -168,6 +178,7 @@ impl FullPeriod {
             // x -> x ^ (x >> s) is invertible on `bits` bits, so the walk stays a permutation.
             let x = self.state ^ (self.state >> self.shift);
             if x < self.n {
+                self.drawn += 1;
                 return x;
             }
         }
