@@ -6,7 +6,7 @@
 //!
 //! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
-#![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
+#![allow(clippy::cast_possible_truncation, clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -377,7 +377,7 @@ fn replaying_fios_iolog_v3_issues_its_entries() {
 }
 
 /// Log files in `dir` ending in `.log`, by name: their lines split at ", ".
-fn perf_logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<Vec<String>>> {
+fn perf_logs(dir: &Path) -> Logs {
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {
@@ -391,22 +391,19 @@ fn perf_logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<Vec<String>>>
         .collect()
 }
 
-#[test]
-fn bw_iops_and_lat_logs_in_fios_format() {
-    if !fio_or_skip() {
-        return;
-    }
-    let dir = disk_temp_dir("fio-vs-perflogs");
+/// A directory's perf logs: file name -> lines -> comma-separated fields.
+type Logs = std::collections::BTreeMap<String, Vec<Vec<String>>>;
+
+/// Runs `jobs` (sections after a `[global]` with the data file) through fio and `ssdlab run
+/// --target` in directories of their own under `name`; the logs each wrote, by file name.
+fn logs_of_both(name: &str, jobs: &str) -> (Logs, Logs) {
+    let dir = disk_temp_dir(name);
     let (fio_dir, ssd_dir) = (dir.join("fio"), dir.join("ssdlab"));
     std::fs::create_dir_all(&fio_dir).unwrap();
     std::fs::create_dir_all(&ssd_dir).unwrap();
     let data = dir.join("data.img");
     std::fs::write(&data, vec![0u8; FILE_BYTES as usize]).unwrap();
-    let job = format!(
-        "[global]\nfilename={}\nioengine=libaio\ndirect=1\nwrite_bw_log=p\nwrite_iops_log=p\nwrite_lat_log=p\n\
-         [a]\nrw=randwrite\nbs=16k\nsize=1m\n[b]\nstonewall\nnumjobs=2\nrw=read\nbs=8k\nsize=256k\n",
-        data.display()
-    );
+    let job = format!("[global]\nfilename={}\nioengine=libaio\ndirect=1\n{jobs}", data.display());
     let job_file = dir.join("logs.fio");
     std::fs::write(&job_file, job).unwrap();
     let fio = Command::new("fio").arg(&job_file).current_dir(&fio_dir).output().expect("run fio");
@@ -418,7 +415,19 @@ fn bw_iops_and_lat_logs_in_fios_format() {
         .output()
         .expect("run ssdlab");
     assert!(ssd.status.success(), "ssdlab: {}", String::from_utf8_lossy(&ssd.stderr));
-    let (f, s) = (perf_logs(&fio_dir), perf_logs(&ssd_dir));
+    (perf_logs(&fio_dir), perf_logs(&ssd_dir))
+}
+
+#[test]
+fn bw_iops_and_lat_logs_in_fios_format() {
+    if !fio_or_skip() {
+        return;
+    }
+    let (f, s) = logs_of_both(
+        "fio-vs-perflogs",
+        "write_bw_log=p\nwrite_iops_log=p\nwrite_lat_log=p\n\
+         [a]\nrw=randwrite\nbs=16k\nsize=1m\n[b]\nstonewall\nnumjobs=2\nrw=read\nbs=8k\nsize=256k\n",
+    );
     assert_eq!(f.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "file names");
     assert_eq!(f.len(), 15, "bw, iops, lat, clat, slat for 3 job instances");
     for (name, fl) in &f {
