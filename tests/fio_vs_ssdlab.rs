@@ -454,6 +454,35 @@ fn bw_iops_and_lat_logs_in_fios_format() {
 }
 
 #[test]
+fn log_offset_lines_carry_each_ios_offset() {
+    if !fio_or_skip() {
+        return;
+    }
+    // Each line gets the I/O's offset before the priority (averaged lines: see the unit tests
+    // in host-bench/tests/fio/perflogs.rs; fio's own averaged logs depend on its wall clock).
+    let (f, s) = logs_of_both(
+        "fio-vs-logoffset",
+        "log_offset=1\n[a]\nrw=randwrite\nbs=16k\nsize=1m\niodepth=4\nwrite_bw_log=p\nwrite_lat_log=p\n",
+    );
+    assert_eq!(f.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "file names");
+    assert_eq!(f.len(), 4, "bw, lat, clat, slat");
+    for (name, fl) in &f {
+        let sl = &s[name];
+        assert!(fl.iter().chain(sl).all(|l| l.len() == 6), "{name}: six columns");
+        // The random map writes every 16 KiB block of the megabyte once: the same offsets.
+        let cols = |ls: &Vec<Vec<String>>| {
+            let mut v: Vec<(String, String, u64, String)> =
+                ls.iter().map(|l| (l[2].clone(), l[3].clone(), l[4].parse().unwrap(), l[5].clone())).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(cols(fl), cols(sl), "{name}: direction, bs, offset, priority");
+        let offsets: BTreeSet<u64> = cols(sl).iter().map(|c| c.2).collect();
+        assert_eq!(offsets, (0..64).map(|k| k * 16384).collect(), "{name}: every block once");
+    }
+}
+
+#[test]
 fn rate_limits_each_direction_as_fio() {
     let Some((dir, data)) = fio_scratch("fio-vs-rate", FILE_BYTES) else { return };
     // fio 3.33: one rate_iops value limits each direction; rwmixread does not change that.

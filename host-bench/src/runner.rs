@@ -24,6 +24,7 @@ mod iolog_source;
 mod job_result;
 mod lat_target;
 mod min_rate;
+mod offsets;
 mod pause;
 mod position;
 mod rate;
@@ -111,6 +112,8 @@ pub struct CompletedIo {
     pub complete_ns: u64,
     pub dir: crate::device::IoDir,
     pub len_bytes: u32,
+    /// Where the I/O went, when its job logs offsets (fio `log_offset`); 0 otherwise.
+    pub offset_bytes: u64,
 }
 
 /// One submitted I/O, for I/O logs.
@@ -404,12 +407,14 @@ impl GroupRun {
     #[inline]
     fn on_completion<D: Device + ?Sized>(&mut self, dev: &mut D, c: IoCompletion) -> Result<(), RunError> {
         self.completions += 1;
-        let idx = usize::try_from(c.tag).ok().filter(|&i| i < self.instances.len());
+        let index = c.tag & ((1 << offsets::INSTANCE_BITS) - 1);
+        let idx = usize::try_from(index).ok().filter(|&i| i < self.instances.len());
         let Some(i) = idx else {
             return Err(RunError::UnknownTag { tag: c.tag });
         };
         let inst = &mut self.instances[i];
         inst.outstanding = inst.outstanding.saturating_sub(1);
+        let offset_bytes = inst.offsets.as_mut().map_or(0, |o| o.release(c.tag));
         let lat = c.complete_ns.saturating_sub(c.submit_ns);
         if c.complete_ns >= inst.measure_from_ns {
             let slot = &mut self.slots[inst.slot];
@@ -427,6 +432,7 @@ impl GroupRun {
                     complete_ns: c.complete_ns.saturating_sub(inst.start_ns),
                     dir: c.dir,
                     len_bytes: c.len_bytes,
+                    offset_bytes,
                 });
             }
         } else if let Some(ramp) = self.slots[inst.slot].ramp.as_mut() {
@@ -495,7 +501,9 @@ impl GroupRun {
         if let Some(r) = inst.rate.as_mut() {
             r.issued(io.dir, io.len_bytes);
         }
-        let req = IoRequest { tag: i as u64, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
+        let held = inst.offsets.as_mut().map_or(0, |o| o.hold(io.offset_bytes));
+        let req =
+            IoRequest { tag: i as u64 | held, dir: io.dir, offset_bytes: io.offset_bytes, len_bytes: io.len_bytes };
         inst.outstanding += 1;
         inst.issued_bytes += u64::from(io.len_bytes);
         inst.issued_ios += 1;

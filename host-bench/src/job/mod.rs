@@ -267,11 +267,29 @@ pub struct LogOptions {
     pub prio: bool,
     /// `per_job_logs` (default on): `.N` in the name, N counting job instances from 1.
     pub per_job: bool,
+    /// `log_offset`: each line also carries the I/O's offset (0 on averaged lines, as fio).
+    pub offset: bool,
 }
 
 impl Default for LogOptions {
     fn default() -> Self {
-        LogOptions { bw: None, iops: None, lat: None, avg_msec: 0, max_value: false, prio: false, per_job: true }
+        LogOptions {
+            bw: None,
+            iops: None,
+            lat: None,
+            avg_msec: 0,
+            max_value: false,
+            prio: false,
+            per_job: true,
+            offset: false,
+        }
+    }
+}
+
+impl LogOptions {
+    /// Whether some log of the job needs each I/O's offset.
+    pub fn wants_offsets(&self) -> bool {
+        self.offset && (self.bw.is_some() || self.iops.is_some() || self.lat.is_some())
     }
 }
 

@@ -172,7 +172,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "log_hist_coarseness", aliases: &[], support: Refused, meaning: "histogram logs are not written; --output-format json+ has the latency histogram", source: "fio 3.33" },
     OptionDef { name: "write_hist_log", aliases: &[], support: Refused, meaning: "histogram logs are not written; --output-format json+ has the latency histogram", source: "fio 3.33" },
     OptionDef { name: "log_max_value", aliases: &[], support: Implemented, meaning: "fio's meaning: a window's maximum instead of its mean", source: "fio 3.33" },
-    OptionDef { name: "log_offset", aliases: &[], support: Implemented, meaning: "0 only (fio's default); 1 is an error: completions carry no offset here, write_iolog logs every I/O's offset", source: "fio 3.33" },
+    OptionDef { name: "log_offset", aliases: &[], support: Implemented, meaning: "fio's meaning and line format: each bw/iops/lat log line carries the I/O's offset before the priority (0 on averaged lines)", source: "fio 3.33" },
     OptionDef { name: "log_prio", aliases: &[], support: Implemented, meaning: "fio's meaning: the priority column in hex; always 0x0000 (no priorities are issued)", source: "fio 3.33" },
     OptionDef { name: "log_compression", aliases: &[], support: Accepted, meaning: "in-memory compression only in fio; ssdlab streams the logs, the files are the same", source: "fio 3.33" },
     OptionDef { name: "log_compression_cpus", aliases: &[], support: Accepted, meaning: "in-memory compression only in fio; ssdlab streams the logs, the files are the same", source: "fio 3.33" },

@@ -151,12 +151,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "write_lat_log" => spec.logs.lat = Some(log_prefix(v, spec)),
         "log_avg_msec" => spec.logs.avg_msec = int_in(v, 0, u64::from(u32::MAX), loc)?,
         "log_max_value" => spec.logs.max_value = boolean(value, loc)?,
-        "log_offset" if boolean(value, loc)? => {
-            return Err(
-                loc.bad("is not supported", "0 (completions carry no offset here; write_iolog logs every offset)")
-            )
-        }
-        "log_offset" => {}
+        "log_offset" => spec.logs.offset = boolean(value, loc)?,
         "log_prio" => spec.logs.prio = boolean(value, loc)?,
         "per_job_logs" => spec.logs.per_job = boolean(value, loc)?,
         "zonemode" => {

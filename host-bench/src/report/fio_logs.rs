@@ -4,6 +4,7 @@
 //! ```text
 //! PREFIX_bw.N.log   PREFIX_iops.N.log   PREFIX_lat.N.log  PREFIX_clat.N.log  PREFIX_slat.N.log
 //! msec, value, direction, bs, priority
+//! msec, value, direction, bs, offset, priority        (log_offset=1)
 //! ```
 //! N counts job instances from 1 in file order (numjobs clones included); `per_job_logs=0`
 //! drops it. Without `log_avg_msec` every completion is a line: bandwidth is bytes x 10^6 /
@@ -144,11 +145,16 @@ impl<W: Write> FioLogs<W> {
 }
 
 impl Sink {
-    fn line(&self, out: &mut impl Write, ms: u64, value: u64, dir: usize, bs: u64) -> io::Result<()> {
+    /// One line: `msec, value, direction, bs[, offset], priority` (fio's `flush_samples`).
+    fn line(&self, out: &mut impl Write, ms: u64, value: u64, dir: usize, bs: u64, offset: u64) -> io::Result<()> {
+        write!(out, "{ms}, {value}, {dir}, {bs}, ")?;
+        if self.opts.offset {
+            write!(out, "{offset}, ")?;
+        }
         if self.opts.prio {
-            writeln!(out, "{ms}, {value}, {dir}, {bs}, 0x0000")
+            writeln!(out, "0x0000")
         } else {
-            writeln!(out, "{ms}, {value}, {dir}, {bs}, 0")
+            writeln!(out, "0")
         }
     }
 
@@ -166,7 +172,7 @@ impl Sink {
         self.last_ms = self.last_ms.max(ms);
         let avg = self.opts.avg_msec;
         if avg == 0 {
-            return self.line(out, ms, value, d, u64::from(io.len_bytes));
+            return self.line(out, ms, value, d, u64::from(io.len_bytes), io.offset_bytes);
         }
         match self.kind {
             Kind::Bw | Kind::Iops => {
@@ -206,7 +212,7 @@ impl Sink {
                 Kind::Bw => self.bytes[d] * 1000 / avg / 1024,
                 _ => self.ios[d] * 1000 / avg,
             };
-            self.line(out, end_ms, value, d, 0)?;
+            self.line(out, end_ms, value, d, 0, 0)?;
         }
         self.bytes = [0; 3];
         self.ios = [0; 3];
@@ -221,7 +227,7 @@ impl Sink {
         let value =
             if self.opts.max_value { w.max } else { nand_model::cast::sat_u64((w.sum as f64 / w.count as f64) + 0.5) };
         self.lat[d] = LatWindow { last_ms: w.last_ms, ..Default::default() };
-        self.line(out, ms, value, d, 0)
+        self.line(out, ms, value, d, 0, 0)
     }
 
     fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {

@@ -56,6 +56,9 @@ pub(super) struct Instance {
     /// fio `max_latency` per direction, ns (`u64::MAX`: none): one compare per completion.
     #[serde(default = "no_max_latency")]
     pub(super) max_latency_ns: [u64; 3],
+    /// Offsets of the I/Os in flight, when the job logs them (fio `log_offset`).
+    #[serde(default)]
+    pub(super) offsets: Option<Box<super::offsets::InFlightOffsets>>,
 }
 
 /// `max_latency_ns` of an instance saved before the option existed.

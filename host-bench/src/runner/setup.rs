@@ -157,6 +157,7 @@ pub(super) fn new_instance(
         min_rate: super::min_rate::MinRate::new(spec, ts, measure_from_ns),
         // A latency is a latency at any scale; u64::MAX where no maximum is set.
         max_latency_ns: spec.max_latency_ns.map(|m| if m == 0 { u64::MAX } else { m }),
+        offsets: spec.logs.wants_offsets().then(|| Box::new(super::offsets::InFlightOffsets::new(spec.iodepth.max(1)))),
     })
 }
 

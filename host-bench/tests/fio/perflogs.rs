@@ -11,7 +11,15 @@ use host_bench::report::fio_logs::FioLogs;
 use host_bench::runner::CompletedIo;
 
 fn io(job: u32, clone: u32, submit_us: u64, complete_us: u64, dir: IoDir, len: u32) -> CompletedIo {
-    CompletedIo { job, clone, submit_ns: submit_us * 1000, complete_ns: complete_us * 1000, dir, len_bytes: len }
+    CompletedIo {
+        job,
+        clone,
+        submit_ns: submit_us * 1000,
+        complete_ns: complete_us * 1000,
+        dir,
+        len_bytes: len,
+        offset_bytes: 0,
+    }
 }
 
 thread_local! {
@@ -108,4 +116,16 @@ fn averaged_windows_as_fio_writes_them() {
     );
     let f = logs("[a]\nwrite_lat_log=a\nlog_avg_msec=500\nlog_max_value=1\n", &ios);
     assert!(f["a_clat.1.log"].starts_with("500, 3000000, 0, 0, 0\n"), "{}", f["a_clat.1.log"]);
+}
+
+#[test]
+fn log_offset_puts_the_offset_before_the_priority() {
+    let mut ios = [io(0, 0, 0, 100, IoDir::Read, 4096), io(0, 0, 600_000, 700_000, IoDir::Write, 8192)];
+    ios[0].offset_bytes = 1 << 20;
+    ios[1].offset_bytes = 12_288;
+    let f = logs("[a]\nwrite_bw_log=a\nlog_offset=1\nlog_prio=1\n", &ios);
+    assert_eq!(f["a_bw.1.log"], "0, 40960, 0, 4096, 1048576, 0x0000\n700, 81, 1, 8192, 12288, 0x0000\n");
+    // Averaged lines: fio logs no offset there (0), nor a block size.
+    let f = logs("[a]\nwrite_iops_log=a\nlog_offset=1\nlog_avg_msec=500\n", &ios);
+    assert_eq!(f["a_iops.1.log"], "500, 2, 0, 0, 0, 0\n");
 }
