@@ -31,6 +31,7 @@ mod rate;
 mod results;
 mod setup;
 mod think;
+mod wait_for;
 mod warmup;
 pub use fatal::JobFatal;
 use instance::{Instance, Source};
@@ -241,6 +242,12 @@ struct GroupRun {
     flows: Vec<flow::FlowShared>,
     controlled: bool,
     flow_left: bool,
+    /// Instances of `wait_for` jobs not made yet (a run with them is not saved mid-run), and
+    /// whether an instance finished since they were last looked at.
+    #[serde(skip)]
+    waiting: Vec<wait_for::Waiting>,
+    #[serde(skip)]
+    instance_finished: bool,
 }
 
 impl GroupRun {
@@ -269,6 +276,8 @@ impl GroupRun {
             flows: Vec::new(),
             controlled: false,
             flow_left: false,
+            waiting: Vec::new(),
+            instance_finished: false,
         };
         let mut shared_slot: Option<usize> = None;
         for &j in members {
@@ -291,6 +300,13 @@ impl GroupRun {
                         s
                     }
                 };
+                let waitee =
+                    spec.wait_for.as_ref().and_then(|w| members.iter().copied().find(|&m| file.jobs[m].name == *w));
+                if let Some(waitee) = waitee {
+                    run.slots[slot].result.instances += 1;
+                    run.waiting.push(wait_for::Waiting { spec: spec.clone(), job: j, clone, slot, waitee });
+                    continue;
+                }
                 let inst = new_instance(spec, j, clone, slot, info, now_ns, run_start_ns, opts, &mut run.flows)?;
                 run.controlled |= inst.control.is_some();
                 let res = &mut run.slots[slot].result;
@@ -299,7 +315,7 @@ impl GroupRun {
                 run.instances.push(inst);
             }
         }
-        run.live = run.instances.len();
+        run.live = run.instances.len() + run.waiting.len();
         Ok(run)
     }
 
@@ -313,15 +329,24 @@ impl GroupRun {
         }
         let now = dev.now_ns();
         for i in 0..self.instances.len() {
-            if self.instances[i].control.is_some() {
-                self.fill_controlled(dev, i, now)?;
-            } else if !self.instances[i].paced() {
-                while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
-                    self.submit(dev, i, now)?;
-                }
-            }
-            self.check_done(dev, i, now);
+            self.kick(dev, i, now)?;
         }
+        if self.instance_finished {
+            self.wake_waiters(dev, opts)?;
+        }
+        Ok(())
+    }
+
+    /// Fills a new instance's queue (or, paced, leaves it to its arrivals); it may be done at once.
+    fn kick<D: Device + ?Sized>(&mut self, dev: &mut D, i: usize, now: u64) -> Result<(), RunError> {
+        if self.instances[i].control.is_some() {
+            self.fill_controlled(dev, i, now)?;
+        } else if !self.instances[i].paced() {
+            while self.instances[i].outstanding < self.instances[i].iodepth && self.instances[i].can_issue(now) {
+                self.submit(dev, i, now)?;
+            }
+        }
+        self.check_done(dev, i, now);
         Ok(())
     }
 
@@ -333,13 +358,19 @@ impl GroupRun {
         opts: &mut RunOptions,
         pause_at_ns: u64,
     ) -> Result<Option<bool>, RunError> {
-        let open_loop = self.instances.iter().any(Instance::paced);
+        let mut open_loop = self.instances.iter().any(Instance::paced);
         let mut interrupted = false;
         let mut iterations = 0u64;
         // The next time-based check: each second of device time (slow real drives), or the pause.
         let mut next_check_ns = dev.now_ns().saturating_add(CHECK_EVERY_NS).min(pause_at_ns);
         while self.live > 0 {
             let deadline = self.next_deadline(dev, open_loop)?;
+            if self.instance_finished && !self.waiting.is_empty() {
+                // Waiters may start (and an idle device would otherwise end the loop).
+                self.wake_waiters(dev, opts)?;
+                open_loop = self.instances.iter().any(Instance::paced);
+                continue;
+            }
             if self.live == 0 {
                 break;
             }
@@ -363,6 +394,7 @@ impl GroupRun {
                 if stop_requested(opts) && !interrupted {
                     interrupted = true;
                     self.instances.iter_mut().for_each(|i| i.stopped = true);
+                    self.drop_waiters(now_ns);
                 }
                 self.report_progress(now_ns, opts);
                 self.flush_submitted(opts);
@@ -535,6 +567,7 @@ impl GroupRun {
             let inst = &mut self.instances[i];
             inst.finished = true;
             self.live -= 1;
+            self.instance_finished = true;
             dev.report_point();
             if inst.control.is_some() {
                 self.controlled_finished(i);

@@ -342,6 +342,8 @@ pub struct JobSpec {
     pub loops: u32,
     /// Start a new group: wait for all earlier jobs to finish.
     pub stonewall: bool,
+    /// fio `wait_for`: start once every instance of this earlier job has finished.
+    pub wait_for: Option<String>,
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
@@ -502,6 +504,7 @@ impl JobSpec {
             ramp_time_ns: 0,
             loops: 1,
             stonewall: false,
+            wait_for: None,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
             sequencing: Sequencing::default(),

@@ -8,7 +8,7 @@ use super::registry::{OptionDef, Support::*};
 pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "description", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
     OptionDef { name: "name", aliases: &[], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
-    OptionDef { name: "wait_for", aliases: &[], support: Refused, meaning: "not implemented; order jobs with stonewall", source: "fio 3.33" },
+    OptionDef { name: "wait_for", aliases: &[], support: Implemented, meaning: "fio's meaning and checks: the job starts once every instance of the named earlier job has finished (its runtime and delays count from then); the job must be defined before, not be itself and its name be unique; a run with it cannot be saved mid-run", source: "fio 3.33" },
     OptionDef { name: "filename", aliases: &[], support: Accepted, meaning: "the simulated drive (or --target) is the file; recorded in the report", source: "fio 3.33" },
     OptionDef { name: "lockfile", aliases: &[], support: Accepted, meaning: "the simulated drive (or --target) is the file; recorded in the report", source: "fio 3.33" },
     OptionDef { name: "directory", aliases: &[], support: Accepted, meaning: "the simulated drive (or --target) is the file; recorded in the report", source: "fio 3.33" },

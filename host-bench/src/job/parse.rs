@@ -174,6 +174,7 @@ pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions
             global = spec;
         } else {
             warnings.extend(finish_job(&mut spec, file)?);
+            check_waitee(&spec, &jobs, section, file)?;
             jobs.push(spec);
         }
     }
@@ -181,6 +182,22 @@ pub fn resolve_sections(sections: &[RawSection], file: &str, opts: &ParseOptions
         return Err(JobError::NoJobs { file: file.to_string() });
     }
     Ok(JobFile { file: file.to_string(), global_options, jobs, warnings })
+}
+
+/// fio's `wait_for_ok`: the waitee is a job defined before this one, not itself, and the only
+/// job of that name.
+fn check_waitee(spec: &JobSpec, earlier: &[JobSpec], section: &RawSection, file: &str) -> Result<(), JobError> {
+    let Some(waitee) = spec.wait_for.as_deref() else { return Ok(()) };
+    let opt = section.options.iter().rev().find(|o| registry::lookup(&o.key).is_some_and(|d| d.name == "wait_for"));
+    let line = opt.map_or(section.line, |o| o.line);
+    let loc = Loc { file, line, option: "wait_for", value: waitee, kb: spec.kb_base };
+    let allowed = "the name of one job defined before this one";
+    match earlier.iter().filter(|j| j.name == waitee).count() {
+        _ if waitee == spec.name => Err(loc.bad("names the job itself (a job cannot wait for itself)", allowed)),
+        0 => Err(loc.bad("names no job defined before this one", allowed)),
+        1 => Ok(()),
+        _ => Err(loc.bad("names several jobs (fio refuses duplicate waitees)", allowed)),
+    }
 }
 
 /// Reads a job file's lines as fio 3.33 does (init.c `__parse_jobs_ini`, parse.c

@@ -136,6 +136,9 @@ pub fn pausable(file: &JobFile) -> Result<(), String> {
         if j.replay.read_iolog.is_some() {
             return Err(format!("job '{}' replays an iolog (read_iolog): such a run cannot be saved mid-run", j.name));
         }
+        if j.wait_for.is_some() {
+            return Err(format!("job '{}' waits for another (wait_for): such a run cannot be saved mid-run", j.name));
+        }
         let l = &j.logs;
         if j.write_iolog.is_some() || l.bw.is_some() || l.iops.is_some() || l.lat.is_some() {
             return Err(format!(

@@ -82,7 +82,7 @@ fn options_fio_accepts_are_accepted_with_a_meaning() {
 fn refused_options_name_file_line_option_and_alternative() {
     let cases = [
         ("verify_only=1", "verify runs inline"),
-        ("wait_for=x", "stonewall"),
+        ("sg_write_mode=verify", "passthrough commands are not issued"),
         ("file_append=1", "own offset= and size="),
         ("zonecapacity=1g", "zonemode=strided"),
         ("cmdprio_percentage=10", "leave the option out"),
