@@ -8,10 +8,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in test code is a failed test
 
 use std::process::Command;
-use std::time::Instant;
 
 mod common;
-use common::{bin, fio_scratch, json_report, stderr};
+use common::{bin, fio_scratch, fio_timed, json_report, stderr};
 
 const JOBS: &str =
     "[global]\nrw=randread\nbs=4k\nsize=1m\n[a]\n[b]\nstartdelay=250ms\n[c]\nstartdelay=100ms-200ms\nnumjobs=2\n";
@@ -30,12 +29,7 @@ fn runtimes(json: &[u8]) -> Vec<(String, u64)> {
 fn jobs_start_after_their_delay_as_in_fio() {
     let Some((dir, data)) = fio_scratch("startdelay", 8 << 20) else { return };
     let with = |extra: String| JOBS.replacen("[global]\n", &format!("[global]\n{extra}"), 1);
-    std::fs::write(dir.join("f.fio"), with(format!("ioengine=psync\ndirect=1\nfilename={}\n", data.display())))
-        .unwrap();
-    let t0 = Instant::now();
-    let fio = Command::new("fio").args(["--output-format=json", dir.join("f.fio").to_str().unwrap()]).output().unwrap();
-    let wall_ms = t0.elapsed().as_millis();
-    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stderr));
+    let (fio, wall_ms) = fio_timed(&dir, JOBS, &data);
     assert!(wall_ms >= 250, "fio waited for b's delay: {wall_ms} ms");
     for (job, ms) in runtimes(&fio.stdout) {
         assert!(ms < 100, "fio's {job}: the delay is not runtime ({ms} ms)");

@@ -10,10 +10,9 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 mod common;
-use common::{bin, fio_scratch, json_report, stderr};
+use common::{bin, fio_scratch, fio_timed, json_report, stderr};
 
 /// A 300 ms time-based job, then one that waits for it (and would otherwise run beside it).
 const JOBS: &str = "[global]\nrw=randread\nbs=4k\nsize=1m\n[w]\ntime_based\nruntime=300ms\n[r]\nwait_for=w\n";
@@ -46,13 +45,7 @@ fn read_times(log: &Path) -> Vec<u64> {
 #[test]
 fn a_job_starts_when_the_job_it_waits_for_has_finished_as_in_fio() {
     let Some((dir, data)) = fio_scratch("waitfor", 8 << 20) else { return };
-    let with = |extra: String| JOBS.replacen("[global]\n", &format!("[global]\n{extra}"), 1);
-    std::fs::write(dir.join("f.fio"), with(format!("ioengine=psync\ndirect=1\nfilename={}\n", data.display())))
-        .unwrap();
-    let t0 = Instant::now();
-    let fio = Command::new("fio").args(["--output-format=json", dir.join("f.fio").to_str().unwrap()]).output().unwrap();
-    let wall_ms = t0.elapsed().as_millis();
-    assert!(fio.status.success(), "fio: {}", String::from_utf8_lossy(&fio.stderr));
+    let (fio, wall_ms) = fio_timed(&dir, JOBS, &data);
     let f = jobs(&fio.stdout);
     assert_eq!(f.iter().map(|j| (j.0.as_str(), j.1)).nth(1), Some(("r", 256)), "fio: {f:?}");
     assert!(f[1].2 < 250, "fio's r: the wait is not its runtime: {f:?}");
@@ -60,7 +53,7 @@ fn a_job_starts_when_the_job_it_waits_for_has_finished_as_in_fio() {
 
     // Simulated, each job logging its submissions.
     let (wlog, rlog) = (dir.join("w.log"), dir.join("r.log"));
-    let job = with(String::new())
+    let job = JOBS
         .replace("[w]\n", &format!("[w]\nwrite_iolog={}\n", wlog.display()))
         .replace("[r]\n", &format!("[r]\nwrite_iolog={}\n", rlog.display()));
     std::fs::write(dir.join("s.fio"), job).unwrap();

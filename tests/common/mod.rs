@@ -153,3 +153,17 @@ pub fn run_ssdlab_target(job: &Path, data: &Path, bytes: u64) -> Output {
         .output()
         .expect("run ssdlab")
 }
+
+/// Runs fio on `jobs` (a job file that starts with `[global]`) with `ioengine=psync`, O_DIRECT
+/// and `data` as its file added to the global section, from `dir`: fio's JSON output (fio must
+/// succeed) and the run's wall time in ms.
+pub fn fio_timed(dir: &Path, jobs: &str, data: &Path) -> (Output, u128) {
+    let global = format!("[global]\nioengine=psync\ndirect=1\nfilename={}\n", data.display());
+    let path = dir.join("f.fio");
+    std::fs::write(&path, jobs.replacen("[global]\n", &global, 1)).unwrap();
+    let t0 = std::time::Instant::now();
+    let out = Command::new("fio").args(["--output-format=json", path.to_str().unwrap()]).output().unwrap();
+    let wall_ms = t0.elapsed().as_millis();
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    (out, wall_ms)
+}
