@@ -307,7 +307,6 @@ fn run_real(
     Ok((v, r, csvs))
 }
 
-/// Whether a job writes or trims (a mix with rwmixread=100 only reads).
 /// Says, before the run, which absolute sizes of the job file the scaled drive shrinks to the
 /// same share of the drive (`job::full_scale`); the JSON states them per job too.
 fn note_scaled_sizes(file: &JobFile, scale_factor: f64) {
@@ -346,6 +345,7 @@ fn binary_size(bytes: u64) -> String {
     }
 }
 
+/// Whether a job writes or trims (a mix with rwmixread=100 only reads).
 fn writes(j: &job::JobSpec) -> bool {
     use job::RwMode::*;
     if j.replay.read_iolog.is_some() {
