@@ -24,19 +24,31 @@ pub const MIN_DEVICE_SECONDS: u32 = 30;
 /// whole points; a last span shorter than half a window is dropped (a run's tail is a sliver
 /// whose rate would dominate the spread). Points longer than the window are one sample each.
 pub fn iops_per_window(points: &[IntervalPoint], window_ns: u64) -> Vec<f64> {
+    windows(points, window_ns).into_iter().map(|w| w.iops).collect()
+}
+
+/// One span of [`windows`]: which points it holds and their total IOPS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub points: std::ops::Range<usize>,
+    pub iops: f64,
+}
+
+/// The spans [`iops_per_window`] takes its samples from, with the points each holds.
+pub fn windows(points: &[IntervalPoint], window_ns: u64) -> Vec<Window> {
     let window_ns = window_ns.max(1);
     let mut out = Vec::new();
-    let (mut ios, mut ns) = (0u64, 0u64);
-    for p in points {
+    let (mut first, mut ios, mut ns) = (0usize, 0u64, 0u64);
+    for (i, p) in points.iter().enumerate() {
         ios += p.ios.iter().sum::<u64>();
         ns += p.duration_ns;
         if ns >= window_ns {
-            out.push(ios as f64 / (ns as f64 / 1e9));
-            (ios, ns) = (0, 0);
+            out.push(Window { points: first..i + 1, iops: ios as f64 / (ns as f64 / 1e9) });
+            (first, ios, ns) = (i + 1, 0, 0);
         }
     }
     if ns > 0 && ns * 2 >= window_ns {
-        out.push(ios as f64 / (ns as f64 / 1e9));
+        out.push(Window { points: first..points.len(), iops: ios as f64 / (ns as f64 / 1e9) });
     }
     out
 }
@@ -70,6 +82,8 @@ mod tests {
         assert_eq!(iops_per_window(&pts, DEVICE_SECOND_NS), vec![100.0, 200.0, 200.0]);
         let pts: Vec<_> = (0..240).map(|i| pt(i * 10_000_000, 10_000_000, 1)).collect();
         assert_eq!(iops_per_window(&pts, DEVICE_SECOND_NS), vec![100.0, 100.0]);
+        let w = windows(&pts, DEVICE_SECOND_NS);
+        assert_eq!((w[0].points.clone(), w[1].points.clone()), (0..100, 100..200));
     }
 
     #[test]
