@@ -3,7 +3,9 @@
 
 Usage: scripts/fob-cov.py [--windows] DIR/fob.csv [...]   (from `ssdlab fob --out DIR`)
 Prints, for the part of the curve after 1 drive write: mean IOPS, population CoV of the
-per-second write IOPS, zero-IOPS seconds, min/max, and the CoV of whole-minute means.
+per-second write IOPS, zero-IOPS seconds, min/max, the CoV of whole-minute means and, at reduced
+scale, the CoV per device second (the `write_iops_device_second` column: one value per span of
+rows; spans that start before 1 drive write are left out).
 """
 import csv
 import statistics as st
@@ -21,6 +23,16 @@ for path in (a for a in args if a != "--windows"):
     print(f"{path}: {len(x)} s after 1 drive write: mean {mean:,.0f} IOPS, "
           f"CoV per second {st.pstdev(x) / mean * 100:.1f}%, zero-IOPS seconds {sum(v == 0 for v in x)}, "
           f"min {min(x):,.0f}, max {max(x):,.0f}, CoV per minute {st.pstdev(minutes) / st.mean(minutes) * 100:.2f}%")
+    col = "write_iops_device_second"
+    if col in rows[0]:
+        first = float(rows[0][col] or "nan")
+        spans = []
+        for r in rows:
+            v = r[col]
+            if v and float(v) != first and (not spans or spans[-1] != float(v)):
+                spans.append(float(v))
+        if len(spans) >= 2:
+            print(f"  per device second: {len(spans)} spans, CoV {st.pstdev(spans) / st.mean(spans) * 100:.2f}%")
     if windows:
         cells = []
         for k in [1, 2, 4, 8, 16, 32, 64, 128]:

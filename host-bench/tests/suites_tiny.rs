@@ -268,6 +268,46 @@ fn fob_curve_decreases_then_flattens() {
 }
 
 #[test]
+fn a_scaled_curve_is_also_drawn_and_tabled_per_device_second() {
+    // At 1/4 a full-scale second is 1/4 of a device second: 4 points per device second.
+    let bench = SimBench::new(SimConfig { scale_divisor: Some(4), ..SimConfig::new("tiny", 7) }).unwrap();
+    let o = fob::CurveOptions { drive_writes: 10.0, round_s: 1.0, ..fob::CurveOptions::fob() };
+    let (_dir, mut d) = out("fob-scaled");
+    let c = fob::run(&mut { bench }, &o, &mut d, &mut Ctl::default()).unwrap();
+    let ds = &c.device_seconds;
+    assert!(ds.len() >= 5, "{ds:?}");
+    // Consecutive spans of whole points from the first: each a device second's I/Os (points
+    // are equal full-scale seconds, so its IOPS is their mean) ending where its last point does;
+    // the last may be shorter (at least half a device second).
+    let mut next = 0;
+    for (k, s) in ds.iter().enumerate() {
+        assert_eq!(s.first_point, next, "{s:?}");
+        let pts = &c.points[s.first_point..s.first_point + s.points];
+        if k + 1 < ds.len() {
+            assert_eq!(s.points, 4, "{s:?}");
+            let mean = pts.iter().map(|p| p.iops).sum::<f64>() / pts.len() as f64;
+            assert!((s.iops / mean - 1.0).abs() < 1e-3, "{s:?} vs mean {mean} of {pts:?}");
+        }
+        assert_eq!(s.t_s, pts.last().unwrap().t_s);
+        next += s.points;
+    }
+    // fob.csv gives each row its device second's IOPS.
+    let csv = std::fs::read_to_string(d.path().join("fob.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|&h| h == "write_iops_device_second").unwrap();
+    let second = ds[1];
+    for row in csv.lines().skip(1 + second.first_point).take(second.points) {
+        let v: f64 = row.split(',').nth(col).unwrap().parse().unwrap();
+        assert!((v - second.iops).abs() < 1.0, "{row} vs {second:?}");
+    }
+    // The plot draws it over the faint per-full-scale-second line.
+    let svg = std::fs::read_to_string(d.path().join("fob-drive-writes.svg")).unwrap();
+    assert!(svg.contains("IOPS per device second (4 full-scale s"), "no device-second line");
+    assert!(polylines(&svg).contains(&ds.len()), "no line through {} device seconds", ds.len());
+    assert_svgs(d.path(), d.written());
+}
+
+#[test]
 fn a_curve_shorter_than_two_drive_writes_has_no_settled_figure() {
     let o = fob::CurveOptions { drive_writes: 1.5, round_s: 1.0, ..fob::CurveOptions::fob() };
     let (_dir, mut d) = out("fob-short");

@@ -10,7 +10,7 @@ use super::{cell, r6, Bench, Ctl, OutDir, Perf, SuiteError};
 use crate::job::build::JobFileBuilder;
 use crate::job::RwMode;
 use crate::plot::{self, Chart, Series, Style};
-use crate::stats::{iops_per_window, IntervalPoint, SampleSummary, DEVICE_SECOND_NS};
+use crate::stats::{iops_per_window, windows, IntervalPoint, SampleSummary, DEVICE_SECOND_NS};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -96,6 +96,22 @@ pub struct SteadySpread {
     pub sample_full_scale_s: f64,
 }
 
+/// Write IOPS over one device second of the curve: at scale 1/N the span of N full-scale
+/// seconds that holds as many I/Os and NAND operations as one second of the real drive, so its
+/// spread is a real second's (a full-scale second's point holds 1/N of them). On a real drive
+/// (or at scale 1) it is one point.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DeviceSecond {
+    /// End of the span, full-scale seconds since the random writes began.
+    pub t_s: f64,
+    /// Host writes at the end of the span, in user capacities.
+    pub drive_writes: f64,
+    pub iops: f64,
+    /// The curve's points (full-scale seconds) the span holds: `first_point..first_point + points`.
+    pub first_point: usize,
+    pub points: usize,
+}
+
 /// The whole curve and its steady-state determination.
 #[derive(Clone, Debug, Serialize)]
 pub struct Curve {
@@ -105,6 +121,9 @@ pub struct Curve {
     pub fill: Option<Perf>,
     pub perf: Option<Perf>,
     pub points: Vec<CurvePoint>,
+    /// The same curve per device second (see [`DeviceSecond`]); a last span shorter than half a
+    /// second is left out.
+    pub device_seconds: Vec<DeviceSecond>,
     /// Mean IOPS per round of `round_s`.
     pub rounds: Vec<f64>,
     pub determination: Option<Determination>,
@@ -154,6 +173,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
         fill,
         perf: None,
         points: Vec::new(),
+        device_seconds: Vec::new(),
         rounds: Vec::new(),
         determination: None,
         time_to_steady_state_s: None,
@@ -187,6 +207,7 @@ pub fn run_curve(bench: &mut dyn Bench, o: &CurveOptions, ctl: &mut Ctl) -> Resu
             wa: wa.map(r6),
         });
     }
+    curve.device_seconds = device_seconds(&job.series, &curve.points);
     curve.rounds = minute_rounds(&curve.points, o.round_s);
     curve.determination = steady::sustained(&curve.rounds);
     curve.time_to_steady_state_s =
@@ -224,6 +245,23 @@ fn spread_per_device_second(series: &[IntervalPoint], time_scale: f64) -> Steady
     }
 }
 
+/// The curve per device second: `series` and `points` are one-to-one.
+fn device_seconds(series: &[IntervalPoint], points: &[CurvePoint]) -> Vec<DeviceSecond> {
+    windows(series, DEVICE_SECOND_NS)
+        .into_iter()
+        .filter_map(|w| {
+            let last = points.get(w.points.end.checked_sub(1)?)?;
+            Some(DeviceSecond {
+                t_s: last.t_s,
+                drive_writes: last.drive_writes,
+                iops: r6(w.iops),
+                first_point: w.points.start,
+                points: w.points.len(),
+            })
+        })
+        .collect()
+}
+
 /// Index of the last point of each complete round of `round_s` seconds.
 fn round_ends(points: &[CurvePoint], round_s: f64) -> Vec<usize> {
     let mut ends = Vec::new();
@@ -256,10 +294,17 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
         o.insert("time_to_steady_state_note".into(), json!("start of the 5-round window of 1-minute IOPS rounds from which every later window passes the SNIA range (20%) and slope (10%) criteria (steady state sustained to the end of the curve)"));
     }
     out.json(&format!("{prefix}.json"), &v)?;
+    let mut per_device_second = vec![None; curve.points.len()];
+    for d in &curve.device_seconds {
+        for v in per_device_second.iter_mut().skip(d.first_point).take(d.points) {
+            *v = Some(d.iops);
+        }
+    }
     let rows: Vec<Vec<String>> = curve
         .points
         .iter()
-        .map(|p| {
+        .zip(&per_device_second)
+        .map(|(p, d)| {
             vec![
                 cell(p.t_s),
                 cell(p.iops),
@@ -268,15 +313,29 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
                 cell(p.drive_writes),
                 cell(p.gb_written),
                 p.wa.map_or(String::new(), cell),
+                d.map_or(String::new(), cell),
             ]
         })
         .collect();
     out.csv(
         &format!("{prefix}.csv"),
-        &["time_s", "write_iops", "write_mbps", "write_lat_mean_us", "drive_writes", "gb_written", "wa"],
+        &[
+            "time_s",
+            "write_iops",
+            "write_mbps",
+            "write_lat_mean_us",
+            "drive_writes",
+            "gb_written",
+            "wa",
+            "write_iops_device_second",
+        ],
         &rows,
     )?;
     let ends = round_ends(&curve.points, curve.options.round_s);
+    // Full-scale seconds a device second spans (1 on a real drive or at scale 1; the first
+    // span starts at 0).
+    let device_second_s = curve.device_seconds.first().map_or(1.0, |d| d.t_s);
+    let scaled = device_second_s > 1.5;
     let round_x = |x_of: &dyn Fn(&CurvePoint) -> f64, k: usize| ends.get(k).map(|&i| x_of(&curve.points[i]));
     // What reviews draw: the per-round averages and, once steady state is reached, its
     // average with the SNIA band (range 20% = average +-10%) and a marker where it starts.
@@ -307,17 +366,32 @@ pub fn write_curve(out: &mut OutDir, prefix: &str, title: &str, curve: &Curve, m
         ]
     };
     let iops = |x_of: &dyn Fn(&CurvePoint) -> f64, xl: &str| {
-        let mut c = Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS").with(Series::new(
-            "IOPS (per second)",
-            curve.points.iter().map(|p| (x_of(p), p.iops)).collect(),
-            Style::Line,
-        ));
+        let per_second = curve.points.iter().map(|p| (x_of(p), p.iops)).collect();
+        let mut c = Chart::new(format!("{title}: IOPS vs {xl}"), xl, "write IOPS");
+        c.series.push(if scaled {
+            // A full-scale second holds 1/N of a real second's I/Os: drawn faint, under the
+            // device-second line, which holds a real second's.
+            Series::new("IOPS per full-scale second", per_second, Style::Line).color((190, 190, 190))
+        } else {
+            Series::new("IOPS (per second)", per_second, Style::Line)
+        });
         let rounds: Vec<(f64, f64)> =
             curve.rounds.iter().enumerate().filter_map(|(k, &v)| Some((round_x(x_of, k)?, v))).collect();
         c.series.push(
             Series::new(format!("{:.0} s average", curve.options.round_s), rounds, Style::LinePoints)
                 .color((255, 140, 0)),
         );
+        if let Some(span_s) = scaled.then_some(device_second_s) {
+            let mid = |d: &DeviceSecond| curve.points.get(d.first_point + d.points / 2).map(x_of);
+            c.series.push(
+                Series::new(
+                    format!("IOPS per device second ({span_s:.0} full-scale s: a real second's I/O count)"),
+                    curve.device_seconds.iter().filter_map(|d| Some((mid(d)?, d.iops))).collect(),
+                    Style::Line,
+                )
+                .color((0, 90, 200)),
+            );
+        }
         c.series.extend(steady(x_of));
         c
     };
