@@ -33,6 +33,7 @@ use super::zipf::{ParetoSampler, ZipfSampler};
 use super::{JobSpec, RwMode, Sequencing};
 use crate::device::IoDir;
 
+mod sizes;
 mod tables;
 use tables::{bs_entries, coverage, file_region, make_sampler, start_offset};
 
@@ -473,19 +474,8 @@ impl IoPattern {
     }
 
     #[inline]
-    #[allow(clippy::cast_possible_truncation)] // below(100) < 100
     fn next_len(&mut self, d: usize) -> u32 {
-        if let Some((lo, hi)) = self.bs_range[d] {
-            // fio's get_next_buflen: min + max x U, aligned down to a multiple of min, at most max.
-            let t = below(&mut self.rng, u64::from(hi)) as u32;
-            return hi.min(lo + t / lo * lo);
-        }
-        let table = &self.bs_table[d];
-        if table.len() == 1 {
-            return table[0].0;
-        }
-        let pick = below(&mut self.rng, 100) as u32;
-        table.iter().find(|e| pick < e.1).or(table.last()).map_or(4096, |e| e.0)
+        sizes::next_len(&mut self.rng, &self.bs_table[d], self.bs_range[d])
     }
 
     #[inline]
