@@ -347,7 +347,11 @@ impl IoPattern {
     #[inline]
     fn fill(&mut self, dir: IoDir) -> Option<NextIo> {
         let d = dir.index();
-        let mut len = self.next_len(d);
+        // fio's order (`fill_io_u`): the offset, then a size that fits before the region's end.
+        // With one size there is nothing to fit (and no draw): the size comes first as before.
+        let fixed = self.bs_range[d].is_none() && self.bs_table[d].len() == 1;
+        let mut len = if fixed { self.next_len(d) } else { sizes::smallest(&self.bs_table[d], self.bs_range[d]) };
+        let mut sized = fixed;
         if self.seq.enter_zone(d) {
             self.reset_coverage();
         }
@@ -358,23 +362,28 @@ impl IoPattern {
                 self.percentage_random[d] >= 100 || below(&mut self.rng, 100) < u64::from(self.percentage_random[d]);
             match if random { None } else { self.seq.seq_offset(d) } {
                 Some(rel) => rel,
-                None => self.random_rel(d, &mut len)?,
+                None => self.random_rel(d, &mut len, &mut sized)?,
             }
         } else if self.sequencing.identical {
             self.seq.identical_offset(d)
         } else {
             match self.seq.seq_offset(d) {
                 Some(rel) => rel,
-                None => self.random_rel(d, &mut len)?,
+                None => self.random_rel(d, &mut len, &mut sized)?,
             }
         };
+        let zoned = self.span_bytes != self.region_bytes;
+        if !sized {
+            let end = if zoned { self.span_bytes } else { self.region_bytes };
+            let room = end.saturating_sub(rel);
+            len = sizes::fitting_len(&mut self.rng, &self.bs_table[d], self.bs_range[d], room)?;
+        }
         let len64 = u64::from(len);
         let abs = self.seq.base().checked_add(rel)?;
         // fio's checks (`get_next_offset`, `fill_io_u`): the offset inside the region and the
         // I/O inside the device. The last I/O of a region whose size is not a multiple of the
         // block size runs past the region's end, as in fio (`size=1000000 bs=4k rw=write`
         // writes 245 blocks); a strided zone keeps its I/Os inside it.
-        let zoned = self.span_bytes != self.region_bytes;
         if rel >= self.region_bytes
             || (zoned && rel + len64 > self.span_bytes)
             || abs.checked_add(len64)? > self.capacity_bytes
@@ -397,16 +406,18 @@ impl IoPattern {
         false
     }
 
-    /// A random offset relative to the zone (or region) start; `len` is trimmed to the free
-    /// run under the random map. `None` once every block was used this pass (see
-    /// `covered_offset`).
+    /// A random offset relative to the zone (or region) start, drawn for an I/O of `len` bytes;
+    /// under the random map (or full-period sequence) a size not yet drawn (`sized` false) is
+    /// drawn at the offset found, and the size is trimmed to the free run. `None` once every
+    /// block was used this pass (see `covered_offset`).
     #[inline]
-    fn random_rel(&mut self, d: usize, len: &mut u32) -> Option<u64> {
+    fn random_rel(&mut self, d: usize, len: &mut u32, sized: &mut bool) -> Option<u64> {
         if matches!(self.coverage, Coverage::None) {
             Some(self.random_offset(d, *len))
         } else {
-            let (rel, covered) = self.covered_offset(d, *len)?;
+            let (rel, covered) = self.covered_offset(d, *len, !*sized)?;
             *len = covered;
+            *sized = true;
             Some(rel)
         }
     }
@@ -417,7 +428,7 @@ impl IoPattern {
     /// loop ends, even with bytes of it left (`size` not a multiple of the block size).
     #[inline]
     #[allow(clippy::cast_possible_truncation)] // fits <= len, a u32
-    fn covered_offset(&mut self, d: usize, len: u32) -> Option<(u64, u32)> {
+    fn covered_offset(&mut self, d: usize, len: u32, draw_size: bool) -> Option<(u64, u32)> {
         let unit = self.unit_bytes;
         let wrap = self.wraps();
         Some(match &mut self.coverage {
@@ -438,6 +449,13 @@ impl IoPattern {
                 self.draw_next = (self.draw_next + 1) % DRAW_AHEAD;
                 let drawn = rescale(scaled(r, choices), align, unit);
                 let block = map.free_at_or_after(drawn).unwrap_or(drawn);
+                // fio marks the map after the size is drawn (`mark_random_map`).
+                let len = if draw_size {
+                    let room = self.span_bytes.saturating_sub(block * unit);
+                    sizes::fitting_len(&mut self.rng, &self.bs_table[d], self.bs_range[d], room)?
+                } else {
+                    len
+                };
                 let marked = map.mark_run(block, u64::from(len).div_ceil(unit)).max(1);
                 let fits = (marked * unit).min(u64::from(len)) as u32;
                 (block * unit, fits)
@@ -450,6 +468,12 @@ impl IoPattern {
                     seq.reset();
                 }
                 let rel = seq.next_value() * unit;
+                let len = if draw_size {
+                    let room = self.span_bytes.saturating_sub(rel);
+                    sizes::fitting_len(&mut self.rng, &self.bs_table[d], self.bs_range[d], room)?
+                } else {
+                    len
+                };
                 let fits = (self.span_bytes - rel).min(u64::from(len)) as u32;
                 (rel, fits)
             }

@@ -45,10 +45,13 @@ pub(super) fn bs_entries(spec: &JobSpec, d: usize) -> Box<[(u32, u32)]> {
     if split.is_empty() {
         return vec![(spec.bs_bytes[d], 100)].into_boxed_slice();
     }
+    // fio sorts a bssplit by percentage, smallest first (`bssplit_ddir`'s qsort; glibc's is
+    // stable here): the order decides which size a draw falls to when its own does not fit.
+    let mut entries: Vec<_> = split.iter().filter(|e| e.percent > 0).collect();
+    entries.sort_by_key(|e| e.percent);
     let mut cum = 0;
-    let mut out: Vec<(u32, u32)> = split
-        .iter()
-        .filter(|e| e.percent > 0)
+    let mut out: Vec<(u32, u32)> = entries
+        .into_iter()
         .map(|e| {
             cum += e.percent;
             (e.bytes, cum)
