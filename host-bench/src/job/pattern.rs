@@ -122,6 +122,20 @@ pub struct IoPattern {
     /// one lands on can be prefetched (the same words in the same order: deterministic).
     draws: [u64; DRAW_AHEAD],
     draw_next: usize,
+    /// fio's `randrepeat` between passes (see [`IoPattern::repeat_each_pass`]).
+    #[serde(default)]
+    repeat_passes: bool,
+    /// The generator and draws as made, for passes that start over from them.
+    #[serde(default)]
+    first_draws: Option<Box<FirstDraws>>,
+}
+
+/// The random state a pattern starts from.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+struct FirstDraws {
+    #[serde(with = "crate::rng_serde")]
+    rng: ChaCha8Rng,
+    draws: [u64; DRAW_AHEAD],
 }
 
 /// Map draws made ahead of use; enough I/Os to hide a memory access.
@@ -210,6 +224,7 @@ impl IoPattern {
         // Only a map draws ahead, so patterns without one keep their sequence.
         let ahead = matches!(coverage, Coverage::Map(_));
         let draws = std::array::from_fn(|_| if ahead { rng.next_u64() } else { 0 });
+        let first_draws = Some(Box::new(FirstDraws { rng: rng.clone(), draws }));
         Ok(IoPattern {
             rng,
             rw: spec.rw,
@@ -240,6 +255,8 @@ impl IoPattern {
             max_bs_bytes: u64::from(max_bs),
             draws,
             draw_next: 0,
+            repeat_passes: false,
+            first_draws,
         })
     }
 
@@ -256,6 +273,31 @@ impl IoPattern {
     pub fn set_loops(&mut self, loops: u32, wrap_at_end: bool) {
         self.loops_left = u64::from(loops.max(1)) - 1;
         self.wrap_at_end = wrap_at_end;
+    }
+
+    /// fio's `randrepeat` (its default) in a job that is not time-based: a pass that ends
+    /// because its offsets ran out (the random map full, the sequential walk at the region's
+    /// end) ends fio's `do_io`, and the next one starts with the generators seeded as at the
+    /// start (`clear_io_state`), so every such pass issues the same I/Os: `loops=2` of random
+    /// writes writes one permutation twice. Draws with replacement never run out, so fio runs
+    /// all their loops in one `do_io` and they go on drawing (checked against fio 3.33).
+    pub fn repeat_each_pass(&mut self) {
+        self.repeat_passes = true;
+    }
+
+    /// Starts the draws over, if this pass repeats the first (see [`IoPattern::repeat_each_pass`]);
+    /// true if it did.
+    fn restart_draws(&mut self) -> bool {
+        let ran_out = !matches!(self.coverage, Coverage::None) || !self.rw.is_random();
+        match self.first_draws.as_deref().filter(|_| self.repeat_passes && ran_out) {
+            Some(f) => {
+                self.rng = f.rng.clone();
+                self.draws = f.draws;
+                self.draw_next = 0;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Whether a pass that ended starts another within the loop: the job wraps and at least
@@ -280,20 +322,21 @@ impl IoPattern {
 
     /// fio's per-loop reset: random map cleared, LFSR back to its seed, sequential I/O at the
     /// start. False when no loop is left.
-    fn new_loop(&mut self) -> bool {
+    fn new_loop(&mut self) -> Option<bool> {
         if self.loops_left == 0 {
-            return false;
+            return None;
         }
         self.loops_left = self.loops_left.saturating_sub(1);
         self.loop_left = self.loop_bytes;
-        self.new_pass();
-        true
+        Some(self.new_pass())
     }
 
-    /// A new pass over the region (fio's `fio_file_reset`), within the same loop.
-    fn new_pass(&mut self) {
+    /// A new pass over the region (fio's `fio_file_reset`), within the same loop; true if its
+    /// draws start over (see [`IoPattern::restart_draws`]).
+    fn new_pass(&mut self) -> bool {
         self.seq.reset();
         self.reset_coverage();
+        self.restart_draws()
     }
 
     fn reset_coverage(&mut self) {
@@ -326,21 +369,30 @@ impl IoPattern {
 
     /// The next I/O in direction `dir`, or `None` when the job's loops are done.
     #[inline]
-    pub fn next_io_as(&mut self, dir: IoDir) -> Option<NextIo> {
-        if self.loop_left == 0 && !self.new_loop() {
-            return None;
+    pub fn next_io_as(&mut self, mut dir: IoDir) -> Option<NextIo> {
+        if self.loop_left == 0 {
+            let restarted = self.new_loop()?;
+            dir = self.first_dir(dir, restarted);
         }
         if let Some(io) = self.fill(dir) {
             return Some(io);
         }
         // fio: an offset that cannot be placed ends the pass; a new loop or pass follows
         // if the job has one, and a fresh pass that cannot place an I/O either ends the job.
-        if self.wraps() {
-            self.new_pass();
-        } else if !self.new_loop() {
-            return None;
-        }
+        let restarted = if self.wraps() { self.new_pass() } else { self.new_loop()? };
+        dir = self.first_dir(dir, restarted);
         self.fill(dir)
+    }
+
+    /// The direction of a pass's first I/O: drawn again when the pass's draws started over
+    /// (fio draws it from the reseeded generator), else the one drawn already.
+    #[inline]
+    fn first_dir(&mut self, dir: IoDir, restarted: bool) -> IoDir {
+        if restarted && self.rw.is_mixed() {
+            self.next_dir()
+        } else {
+            dir
+        }
     }
 
     /// fio's `fill_io_u` for one I/O: direction, size, zone, offset; `None` when the offset
@@ -435,7 +487,8 @@ impl IoPattern {
         Some(match &mut self.coverage {
             Coverage::Map(map) => {
                 if map.is_full() {
-                    if !wrap {
+                    // A pass that repeats the first starts in `next_io_as` (fio ends `do_io`).
+                    if !wrap || self.repeat_passes {
                         return None;
                     }
                     // A time-based job (or io_size above size) starts a new pass, as fio does.
@@ -463,7 +516,7 @@ impl IoPattern {
             }
             Coverage::Sequence(seq) => {
                 if seq.is_done() {
-                    if !wrap {
+                    if !wrap || self.repeat_passes {
                         return None;
                     }
                     seq.reset();

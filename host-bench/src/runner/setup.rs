@@ -178,6 +178,9 @@ fn start_ns(spec: &JobSpec, streams: &RngStreams, key: u64, group_start_ns: u64,
 /// Bytes and I/Os a generated job may issue over all its loops; sets the pattern's loops.
 fn budgets(spec: &JobSpec, pattern: &mut IoPattern, info: &DeviceInfo) -> (u64, u64) {
     let loops = u64::from(spec.loops.max(1));
+    if spec.randrepeat && !spec.time_based {
+        pattern.repeat_each_pass();
+    }
     if spec.time_based {
         (u64::MAX, u64::MAX)
     } else if let Some(n) = spec.number_ios {
