@@ -186,6 +186,21 @@ fn share_host_usage(results: &mut [JobResult], used: HostUsage) {
     }
 }
 
+/// The reporting group of each job (fio's `groupid`): a job with `stonewall` or `new_group`
+/// after at least one job starts the next (its `numjobs` clones stay in it, as in fio).
+pub(crate) fn reporting_groups(jobs: &[JobSpec]) -> Vec<usize> {
+    let mut id = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, job)| {
+            if i > 0 && (job.stonewall || job.new_group) {
+                id += 1;
+            }
+            id
+        })
+        .collect()
+}
+
 /// Job indices per group: a job with `stonewall` starts a new group.
 fn split_groups(jobs: &[JobSpec]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -279,7 +294,10 @@ impl GroupRun {
             waiting: Vec::new(),
             instance_finished: false,
         };
-        let mut shared_slot: Option<usize> = None;
+        // `group_reporting` merges the jobs of a reporting group into one slot.
+        let reporting = reporting_groups(&file.jobs);
+        let first_groupid = opts.continued.first_groupid();
+        let mut shared_slot: Option<(usize, usize)> = None;
         for &j in members {
             let Some(spec) = file.jobs.get(j) else {
                 continue;
@@ -288,14 +306,15 @@ impl GroupRun {
             // shrunk once per job, for its slot's record and every clone.
             let scaled = spec.at_scale(opts.time_scale);
             let (spec, changed) = scaled.as_ref().map_or((spec, &[][..]), |(s, c)| (s, &c[..]));
+            let groupid = first_groupid + reporting.get(j).copied().unwrap_or(0);
             for clone in 0..spec.numjobs {
                 let slot = match (spec.group_reporting, shared_slot) {
-                    (true, Some(s)) => s,
+                    (true, Some((g, s))) if g == groupid => s,
                     _ => {
-                        run.slots.push(new_slot(spec, changed, group, now_ns, opts));
+                        run.slots.push(new_slot(spec, changed, groupid, now_ns, opts));
                         let s = run.slots.len() - 1;
                         if spec.group_reporting {
-                            shared_slot = Some(s);
+                            shared_slot = Some((groupid, s));
                         }
                         s
                     }

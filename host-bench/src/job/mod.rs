@@ -342,6 +342,8 @@ pub struct JobSpec {
     pub loops: u32,
     /// Start a new group: wait for all earlier jobs to finish.
     pub stonewall: bool,
+    /// fio `new_group`: start a new reporting group (as `stonewall` does) without waiting.
+    pub new_group: bool,
     /// fio `wait_for`: start once every instance of this earlier job has finished.
     pub wait_for: Option<String>,
     pub distribution: Distribution,
@@ -504,6 +506,7 @@ impl JobSpec {
             ramp_time_ns: 0,
             loops: 1,
             stonewall: false,
+            new_group: false,
             wait_for: None,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],

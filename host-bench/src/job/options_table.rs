@@ -158,7 +158,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "exit_what", aliases: &[], support: Accepted, meaning: "a device error ends the run (exit 1)", source: "fio 3.33" },
     OptionDef { name: "exitall_on_error", aliases: &[], support: Accepted, meaning: "a device error ends the run (exit 1)", source: "fio 3.33" },
     OptionDef { name: "stonewall", aliases: &["wait_for_previous"], support: Implemented, meaning: "fio's meaning and default", source: "fio 3.33" },
-    OptionDef { name: "new_group", aliases: &[], support: Accepted, meaning: "reporting groups follow stonewall only", source: "fio 3.33" },
+    OptionDef { name: "new_group", aliases: &[], support: Implemented, meaning: "fio's meaning: a new reporting group (groupid, group_reporting's merge) without waiting for the jobs before it", source: "fio 3.33" },
     OptionDef { name: "thread", aliases: &[], support: Accepted, meaning: "host process placement: the runner is one thread per group; recorded only", source: "fio 3.33" },
     OptionDef { name: "per_job_logs", aliases: &[], support: Implemented, meaning: "fio's meaning: 0 writes one file per prefix for all jobs (PREFIX_bw.log)", source: "fio 3.33" },
     OptionDef { name: "write_bw_log", aliases: &[], support: Implemented, meaning: "fio's file (PREFIX_bw.N.log) and line format (msec, value, direction, bs, priority); per I/O bytes x 10^6 / clat ns, with log_avg_msec KiB/s per window; times are job time (simulated time on the simulated drive)", source: "fio 3.33" },

@@ -124,6 +124,7 @@ mod tests {
         ("rate_cycle", "500"),
         ("max_latency", "10ms,20ms"),
         ("stonewall", "1"),
+        ("new_group", "1"),
         ("wait_for", "other"),
         ("group_reporting", "1"),
         ("percentile_list", "50:99"),

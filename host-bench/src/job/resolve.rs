@@ -56,6 +56,7 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "ramp_time" => spec.ramp_time_ns = time_ns(v, loc)?,
         "loops" => spec.loops = int_in_u32(v, LOOPS.0, LOOPS.1, loc)?,
         "stonewall" => spec.stonewall = boolean(value, loc)?,
+        "new_group" => spec.new_group = boolean(value, loc)?,
         "wait_for" => spec.wait_for = Some(v.trim().to_string()),
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {

@@ -18,7 +18,7 @@ pub(super) struct RampStats {
 pub(super) fn new_slot(
     spec: &JobSpec,
     scaled_sizes: &[crate::job::ScaledOption],
-    group: usize,
+    groupid: usize,
     now_ns: u64,
     opts: &RunOptions,
 ) -> Slot {
@@ -35,7 +35,7 @@ pub(super) fn new_slot(
     Slot {
         result: JobResult {
             name: spec.name.clone(),
-            groupid: group + opts.continued.groups as usize,
+            groupid,
             instances: 0,
             options: spec.options.clone(),
             rw: spec.rw,

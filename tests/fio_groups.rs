@@ -1,0 +1,55 @@
+//! Reporting groups as real fio (Debian's fio 3.33) numbers them: `stonewall` and `new_group`
+//! each start the next `groupid` (a job with both starts one), `numjobs` clones stay in their
+//! job's group, and `group_reporting` merges a reporting group's jobs into one report named
+//! after its first job, while `new_group` jobs still run beside the jobs before them. The same
+//! job file runs through fio (on a file) and ssdlab (on the simulated `tiny` drive); the
+//! reported (job name, groupid) lists must be equal, with and without `group_reporting`.
+//!
+//! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
+//! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+
+use std::process::Command;
+
+mod common;
+use common::{bin, fio_scratch, json_report, run_fio, stderr};
+
+const JOBS: &str = "bs=4k\nsize=256k\nrw=randread\n[a]\nnumjobs=2\n[b]\nnew_group\n[c]\n[d]\nstonewall\n[e]\nnew_group\nstonewall\n[f]\nnew_group\n";
+
+/// (jobname, groupid) of every report in a fio-format JSON result.
+fn groups(json: &serde_json::Value) -> Vec<(String, u64)> {
+    json["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["jobname"].as_str().unwrap().to_string(), j["groupid"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn stonewall_and_new_group_number_reporting_groups_as_fio() {
+    let Some((dir, data)) = fio_scratch("groups", 1 << 20) else { return };
+    for (tag, global) in [("merged", "group_reporting\n"), ("separate", "")] {
+        let fio_job = dir.join(format!("{tag}.fio"));
+        let body = format!("[global]\n{global}{JOBS}");
+        std::fs::write(
+            &fio_job,
+            body.replacen("[global]\n", &format!("[global]\nioengine=psync\nfilename={}\n", data.display()), 1),
+        )
+        .unwrap();
+        let out = run_fio(&fio_job, &dir.join(format!("{tag}.json")), None);
+        assert!(out.status.success(), "fio {tag}: {}", stderr(&out));
+        let fio = groups(&json_report(&out.stdout));
+        let ssd_job = dir.join(format!("{tag}.ssd.fio"));
+        std::fs::write(&ssd_job, &body).unwrap();
+        let out = Command::new(bin())
+            .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
+            .output()
+            .expect("run ssdlab");
+        assert!(out.status.success(), "ssdlab {tag}: {}", stderr(&out));
+        let ssd = groups(&json_report(&out.stdout));
+        assert_eq!(ssd, fio, "{tag}");
+        let ids: Vec<u64> = fio.iter().map(|g| g.1).collect();
+        assert_eq!(*ids.last().unwrap(), 4, "{tag}: five reporting groups in {fio:?}");
+    }
+}
