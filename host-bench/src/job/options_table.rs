@@ -264,7 +264,7 @@ pub const OPTIONS: &[OptionDef] = &[
     OptionDef { name: "cmdprio_class", aliases: &[], support: Refused, meaning: "per-command priority classes are not modelled; leave the option out", source: "engine option (io_uring, libaio)" },
     OptionDef { name: "cmdprio", aliases: &[], support: Refused, meaning: "per-command priority classes are not modelled; leave the option out", source: "engine option (io_uring, libaio)" },
     OptionDef { name: "cmdprio_bssplit", aliases: &[], support: Refused, meaning: "per-command priority classes are not modelled; leave the option out", source: "engine option (io_uring, libaio)" },
-    OptionDef { name: "cmd_type", aliases: &[], support: Refused, meaning: "passthrough commands are not issued; ssdlab sends block reads, writes and trims", source: "engine option (io_uring_cmd, sg)" },
+    OptionDef { name: "cmd_type", aliases: &[], support: Accepted, meaning: "io_uring_cmd's only type in fio 3.33, nvme (others refused): its NVMe passthrough reads and writes are the commands the simulated drive serves for block I/O, so jobs run as they are; on --target ssdlab issues block reads and writes through io_uring, not passthrough", source: "engine option (io_uring_cmd)" },
     OptionDef { name: "ss_interval", aliases: &[], support: Accepted, meaning: "steady-state samples are 1 s of job time (fio 3.33's fixed interval)", source: "newer fio" },
     OptionDef { name: "output-format", aliases: &[], support: Accepted, meaning: "a command-line option of fio; ssdlab has --output-format", source: "fio command line" },
     OptionDef { name: "output_format", aliases: &[], support: Accepted, meaning: "a command-line option of fio; ssdlab has --output-format", source: "fio command line" },

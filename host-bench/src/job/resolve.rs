@@ -28,6 +28,9 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "description" => spec.description = Some(v.to_string()),
         "filename" => spec.filename = Some(v.to_string()),
         "ioengine" => storage_engine(v, loc)?,
+        // io_uring_cmd's passthrough reads and writes are the drive's NVMe reads and writes.
+        "cmd_type" if v.trim() != "nvme" => return Err(loc.bad("is not a command type of fio 3.33", "nvme")),
+        "cmd_type" => {}
         "rw" => (spec.rw, spec.sequencing) = rw_mode(v, spec.sequencing, loc)?,
         "rw_sequencer" => {
             spec.sequencing.identical = match v.trim() {
