@@ -19,6 +19,7 @@
 mod control;
 mod fatal;
 mod flow;
+mod groups;
 mod instance;
 mod iolog_source;
 mod job_result;
@@ -34,6 +35,7 @@ mod think;
 mod wait_for;
 mod warmup;
 pub use fatal::JobFatal;
+use groups::{reporting_groups, split_groups};
 use instance::{Instance, Source};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
@@ -184,33 +186,6 @@ fn share_host_usage(results: &mut [JobResult], used: HostUsage) {
         let share = if total == 0 { 1.0 / n } else { ios(r) as f64 / total as f64 };
         r.host_usage = Some(used.share(share));
     }
-}
-
-/// The reporting group of each job (fio's `groupid`): a job with `stonewall` or `new_group`
-/// after at least one job starts the next (its `numjobs` clones stay in it, as in fio).
-pub(crate) fn reporting_groups(jobs: &[JobSpec]) -> Vec<usize> {
-    let mut id = 0;
-    jobs.iter()
-        .enumerate()
-        .map(|(i, job)| {
-            if i > 0 && (job.stonewall || job.new_group) {
-                id += 1;
-            }
-            id
-        })
-        .collect()
-}
-
-/// Job indices per group: a job with `stonewall` starts a new group.
-fn split_groups(jobs: &[JobSpec]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        match groups.last_mut() {
-            Some(g) if !job.stonewall => g.push(i),
-            _ => groups.push(vec![i]),
-        }
-    }
-    groups
 }
 
 fn stop_requested(opts: &RunOptions) -> bool {
