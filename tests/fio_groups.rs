@@ -1,9 +1,11 @@
-//! Reporting groups as real fio (Debian's fio 3.33) numbers them: `stonewall` and `new_group`
+//! Reporting groups and `exitall`, as real fio (Debian's fio 3.33) has them. Groups: `stonewall` and `new_group`
 //! each start the next `groupid` (a job with both starts one), `numjobs` clones stay in their
 //! job's group, and `group_reporting` merges a reporting group's jobs into one report named
 //! after its first job, while `new_group` jobs still run beside the jobs before them. The same
 //! job file runs through fio (on a file) and ssdlab (on the simulated `tiny` drive); the
 //! reported (job name, groupid) lists must be equal, with and without `group_reporting`.
+//! `exitall`: a job that finishes ends others by its `exit_what` (its group, every running job,
+//! or every job: a later group then runs nothing).
 //!
 //! fio is installed by `.ci/run` (scripts/install-test-deps.sh). Without fio the test fails;
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
@@ -51,5 +53,58 @@ fn stonewall_and_new_group_number_reporting_groups_as_fio() {
         assert_eq!(ssd, fio, "{tag}");
         let ids: Vec<u64> = fio.iter().map(|g| g.1).collect();
         assert_eq!(*ids.last().unwrap(), 4, "{tag}: five reporting groups in {fio:?}");
+    }
+}
+
+/// (jobname, total I/Os) of every report.
+fn ios(json: &serde_json::Value) -> Vec<(String, u64)> {
+    json["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let n = ["read", "write", "trim"].iter().map(|d| j[*d]["total_ios"].as_u64().unwrap_or(0)).sum();
+            (j["jobname"].as_str().unwrap().to_string(), n)
+        })
+        .collect()
+}
+
+#[test]
+fn a_finishing_job_ends_others_by_exit_what_as_in_fio() {
+    let Some((dir, data)) = fio_scratch("exitall", 1 << 20) else { return };
+    // `short` ends after 50 reads; `long` would read for a second, `after` (a later group) for
+    // 200 ms.
+    let jobs = |exit: &str| {
+        format!("[global]\nbs=4k\nsize=1m\nrw=randread\n[short]\nnumber_ios=50\n{exit}\n[long]\ntime_based\nruntime=1\n[after]\nstonewall\ntime_based\nruntime=200ms\n")
+    };
+    for (tag, exit, long_ended, after_runs) in [
+        ("none", "", false, true),
+        ("group", "exitall\nexit_what=group", true, true),
+        ("stonewall", "exitall\nexit_what=stonewall", true, true),
+        ("all", "exitall\nexit_what=all", true, false),
+    ] {
+        let body = jobs(exit);
+        let fio_job = dir.join(format!("exit-{tag}.fio"));
+        let global = format!("[global]\nioengine=psync\nfilename={}\n", data.display());
+        std::fs::write(&fio_job, body.replacen("[global]\n", &global, 1)).unwrap();
+        let out = run_fio(&fio_job, &dir.join(format!("exit-{tag}.json")), None);
+        assert!(out.status.success(), "fio {tag}: {}", stderr(&out));
+        let fio = ios(&json_report(&out.stdout));
+        let ssd_job = dir.join(format!("exit-{tag}.ssd.fio"));
+        std::fs::write(&ssd_job, &body).unwrap();
+        let out = Command::new(bin())
+            .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
+            .output()
+            .expect("run ssdlab");
+        assert!(out.status.success(), "ssdlab {tag}: {}", stderr(&out));
+        let ssd = ios(&json_report(&out.stdout));
+        for (who, r) in [("fio", &fio), ("ssdlab", &ssd)] {
+            let names: Vec<&str> = r.iter().map(|x| x.0.as_str()).collect();
+            assert_eq!(names, ["short", "long", "after"], "{tag}, {who}");
+            assert_eq!(r[0].1, 50, "{tag}, {who}: {r:?}");
+            // Ended, `long` stops within a few I/Os of `short`'s end (both run at one depth).
+            assert_eq!(r[1].1 <= 100, long_ended, "{tag}, {who}: {r:?}");
+            assert_eq!(r[2].1 > 0, after_runs, "{tag}, {who}: {r:?}");
+        }
     }
 }

@@ -17,6 +17,7 @@
 //! ```
 
 mod control;
+mod exitall;
 mod fatal;
 mod flow;
 mod groups;
@@ -238,6 +239,9 @@ struct GroupRun {
     waiting: Vec<wait_for::Waiting>,
     #[serde(skip)]
     instance_finished: bool,
+    /// fio `exitall` (any job of the file has it) and each job section's `exit_what`.
+    #[serde(default)]
+    exit: exitall::ExitRule,
 }
 
 impl GroupRun {
@@ -268,6 +272,7 @@ impl GroupRun {
             flow_left: false,
             waiting: Vec::new(),
             instance_finished: false,
+            exit: exitall::ExitRule::of(file),
         };
         // `group_reporting` merges the jobs of a reporting group into one slot.
         let reporting = reporting_groups(&file.jobs);
@@ -565,6 +570,9 @@ impl GroupRun {
             dev.report_point();
             if inst.control.is_some() {
                 self.controlled_finished(i);
+            }
+            if self.exit.on {
+                self.end_others(dev, i, now_ns);
             }
         }
     }

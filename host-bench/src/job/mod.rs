@@ -254,6 +254,18 @@ impl Default for Replay {
     }
 }
 
+/// fio `exit_what`: which jobs a finishing job ends under `exitall`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group (fio's default).
+    #[default]
+    Group,
+    /// Every job running now; later groups run as usual.
+    Stonewall,
+    /// Every job, later groups' too.
+    All,
+}
+
 /// fio `unified_rw_reporting`: per-direction figures, one "mixed" set, or both.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum UnifiedRw {
@@ -346,6 +358,10 @@ pub struct JobSpec {
     pub new_group: bool,
     /// fio `wait_for`: start once every instance of this earlier job has finished.
     pub wait_for: Option<String>,
+    /// fio `exitall`: once any job of the file has it, a job that finishes ends others, by its
+    /// `exit_what`.
+    pub exitall: bool,
+    pub exit_what: ExitWhat,
     pub distribution: Distribution,
     /// Share of random I/Os for random modes, per direction; the rest continue sequentially.
     pub percentage_random: [u32; 3],
@@ -508,6 +524,8 @@ impl JobSpec {
             stonewall: false,
             new_group: false,
             wait_for: None,
+            exitall: false,
+            exit_what: ExitWhat::Group,
             distribution: Distribution::Uniform,
             percentage_random: [100; 3],
             sequencing: Sequencing::default(),

@@ -125,6 +125,8 @@ mod tests {
         ("max_latency", "10ms,20ms"),
         ("stonewall", "1"),
         ("new_group", "1"),
+        ("exitall", "1"),
+        ("exit_what", "stonewall"),
         ("wait_for", "other"),
         ("group_reporting", "1"),
         ("percentile_list", "50:99"),

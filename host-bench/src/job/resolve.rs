@@ -60,6 +60,15 @@ pub(crate) fn apply_option(spec: &mut JobSpec, key: &str, value: Option<&str>, l
         "loops" => spec.loops = int_in_u32(v, LOOPS.0, LOOPS.1, loc)?,
         "stonewall" => spec.stonewall = boolean(value, loc)?,
         "new_group" => spec.new_group = boolean(value, loc)?,
+        "exitall" => spec.exitall = boolean(value, loc)?,
+        "exit_what" => {
+            spec.exit_what = match v.trim() {
+                "group" => super::ExitWhat::Group,
+                "stonewall" => super::ExitWhat::Stonewall,
+                "all" => super::ExitWhat::All,
+                _ => return Err(loc.bad("is not an exit_what of fio 3.33", "group, stonewall, all")),
+            }
+        }
         "wait_for" => spec.wait_for = Some(v.trim().to_string()),
         "random_distribution" => spec.distribution = distribution(v, loc)?,
         "percentage_random" => {

@@ -67,6 +67,8 @@ pub fn run_or_pause<D: Device + ?Sized>(
     };
     let pause_at = pause_at_ns.unwrap_or(u64::MAX);
     let mut interrupted = false;
+    // A job with `exit_what=all` ended: the groups after it run nothing (fio reports them).
+    let mut all_ended = false;
     for (g, members) in groups.iter().enumerate().skip(first) {
         let mut group = match restored.take() {
             // Restored in the middle: its settle and start are behind it.
@@ -76,16 +78,21 @@ pub fn run_or_pause<D: Device + ?Sized>(
                     interrupted = true;
                     break;
                 }
-                if opts.time_scale < 1.0 {
+                if opts.time_scale < 1.0 && !all_ended {
                     dev.settle();
                 }
-                let warm = warmup::warm_up(file, members, g, groups.len(), &info, dev, opts)?;
+                let warm =
+                    if all_ended { None } else { warmup::warm_up(file, members, g, groups.len(), &info, dev, opts)? };
                 if stop_requested(opts) {
                     interrupted = true;
                     break;
                 }
                 let mut group = GroupRun::new(file, members, g, groups.len(), &info, dev.now_ns(), start_ns, opts)?;
                 group.slots.iter_mut().for_each(|s| s.result.warmup = warm);
+                if all_ended {
+                    group.instances.iter_mut().for_each(|i| i.stopped = true);
+                    group.drop_waiters(dev.now_ns());
+                }
                 group.start(dev, opts)?;
                 group
             }
@@ -102,6 +109,7 @@ pub fn run_or_pause<D: Device + ?Sized>(
             })));
         };
         interrupted |= stopped;
+        all_ended |= group.exit.all_ended;
         let mut results = group.into_results(dev.now_ns());
         if let (Some(a), Some(b)) = (usage_before, dev.host_usage()) {
             share_host_usage(&mut results, b.since(a));

@@ -49,8 +49,16 @@ impl GroupRun {
     /// A stopped run starts no waiting instance; a job none of whose instances started is
     /// reported as starting and ending at `now_ns` (an empty span).
     pub(super) fn drop_waiters(&mut self, now_ns: u64) {
-        self.live -= self.waiting.len();
-        for w in self.waiting.drain(..) {
+        self.drop_waiters_of(now_ns, |_| true);
+    }
+
+    /// [`Self::drop_waiters`] for the waiting instances whose report is in a slot `of` picks.
+    pub(super) fn drop_waiters_of(&mut self, now_ns: u64, of: impl Fn(&Slot) -> bool) {
+        let (drop, keep): (Vec<Waiting>, Vec<Waiting>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(|w| of(&self.slots[w.slot]));
+        self.waiting = keep;
+        self.live -= drop.len();
+        for w in drop {
             let r = &mut self.slots[w.slot].result;
             if r.start_ns == u64::MAX {
                 (r.start_ns, r.end_ns) = (now_ns, r.end_ns.max(now_ns));
