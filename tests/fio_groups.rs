@@ -108,3 +108,31 @@ fn a_finishing_job_ends_others_by_exit_what_as_in_fio() {
         }
     }
 }
+
+#[test]
+fn a_merged_reports_job_runtime_adds_its_jobs_as_fio_does() {
+    // Three 300 ms clones under group_reporting: fio reports job_runtime 900 (each thread's
+    // run time in ms, added), while each direction's runtime stays the span (~300).
+    let Some((dir, data)) = fio_scratch("job-runtime", 1 << 20) else { return };
+    let body = "[global]\nbs=4k\nsize=1m\nrw=randread\ngroup_reporting\n[a]\nnumjobs=3\ntime_based\nruntime=300ms\n";
+    let fio_job = dir.join("rt.fio");
+    let global = format!("[global]\nioengine=psync\nfilename={}\n", data.display());
+    std::fs::write(&fio_job, body.replacen("[global]\n", &global, 1)).unwrap();
+    let out = run_fio(&fio_job, &dir.join("rt.json"), None);
+    assert!(out.status.success(), "fio: {}", stderr(&out));
+    let fio = json_report(&out.stdout);
+    let ssd_job = dir.join("rt.ssd.fio");
+    std::fs::write(&ssd_job, body).unwrap();
+    let out = Command::new(bin())
+        .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
+        .output()
+        .expect("run ssdlab");
+    assert!(out.status.success(), "ssdlab: {}", stderr(&out));
+    let ssd = json_report(&out.stdout);
+    for (who, r) in [("fio", &fio), ("ssdlab", &ssd)] {
+        let (job, dir) =
+            (r["jobs"][0]["job_runtime"].as_u64().unwrap(), r["jobs"][0]["read"]["runtime"].as_u64().unwrap());
+        assert!((900..=910).contains(&job), "{who}: job_runtime {job}");
+        assert!((300..=305).contains(&dir), "{who}: read runtime {dir}");
+    }
+}

@@ -189,6 +189,11 @@ fn share_host_usage(results: &mut [JobResult], used: HostUsage) {
     }
 }
 
+/// `ns` cut to whole milliseconds: fio counts each thread's run time in ms before adding them.
+fn whole_ms(ns: u64) -> u64 {
+    ns / 1_000_000 * 1_000_000
+}
+
 fn stop_requested(opts: &RunOptions) -> bool {
     opts.stop.is_some_and(|s| s.load(Ordering::Relaxed))
 }
@@ -565,6 +570,7 @@ impl GroupRun {
             }
             let inst = &mut self.instances[i];
             inst.finished = true;
+            self.slots[inst.slot].result.instances_runtime_ns += whole_ms(now_ns.saturating_sub(inst.measure_from_ns));
             self.live -= 1;
             self.instance_finished = true;
             dev.report_point();

@@ -48,6 +48,10 @@ pub struct JobResult {
     /// Measurement window: end of ramp to last completion (device time).
     pub start_ns: u64,
     pub end_ns: u64,
+    /// Each merged instance's own measured time (end of its ramp to its end), summed: fio's
+    /// `job_runtime` of a report that merges several (`group_reporting`).
+    #[serde(default)]
+    pub instances_runtime_ns: u64,
     /// Submissions by outstanding depth: 1, 2, 3-4, 5-8, 9-16, 17-63, >=64 (fio's buckets).
     pub iodepth_levels: [u64; 7],
     pub steady_state: Option<SteadyStateOutcome>,

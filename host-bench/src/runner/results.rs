@@ -28,6 +28,10 @@ impl GroupRun {
     pub(super) fn into_results(mut self, now_ns: u64) -> Vec<JobResult> {
         for inst in &self.instances {
             let slot = &mut self.slots[inst.slot];
+            if !inst.finished {
+                // Interrupted: its time runs to now.
+                slot.result.instances_runtime_ns += super::whole_ms(now_ns.saturating_sub(inst.measure_from_ns));
+            }
             if let Some(ss) = slot.result.steady_state.as_mut() {
                 slot.ss_all_reached &= inst.ss_reached_ns.is_some();
                 ss.reached_at_ns = ss.reached_at_ns.max(inst.ss_reached_ns);
@@ -96,9 +100,11 @@ impl JobResult {
         main + verify.runtime_ns
     }
 
-    /// fio's `job_runtime`: every phase of the job.
+    /// fio's `job_runtime`: every phase of the job; for a report that merges several
+    /// instances, the sum of theirs (fio adds each thread's run time).
     pub fn job_runtime_ns(&self) -> u64 {
-        self.runtime_ns() + self.verify.runtime_ns
+        let main = if self.instances > 1 { self.instances_runtime_ns } else { self.runtime_ns() };
+        main + self.verify.runtime_ns
     }
 }
 

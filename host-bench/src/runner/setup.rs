@@ -48,6 +48,7 @@ pub(super) fn new_slot(
             series_interval_ns: opts.series_interval_ns.max(1),
             start_ns: u64::MAX,
             end_ns: 0,
+            instances_runtime_ns: 0,
             iodepth_levels: [0; 7],
             steady_state,
             latency: super::LatencyOutcome::new(&spec.latency, spec.iodepth),

@@ -356,6 +356,7 @@ pub fn replay(
         series: series.into_points(),
         start_ns: start,
         end_ns: job_end,
+        instances_runtime_ns: 0,
         iodepth_levels: acc.levels,
         steady_state: None,
         host_usage: None,
