@@ -78,7 +78,9 @@ fn job_json(job: &JobResult, run: &RunResult, opts: &JsonOptions) -> Value {
     m.insert("groupid".into(), json!(job.groupid));
     m.insert("error".into(), json!(job.error_code()));
     m.insert("eta".into(), json!(0));
-    m.insert("elapsed".into(), json!(job.job_runtime_ns().div_ceil(1_000_000_000)));
+    // fio's `elapsed` is wall time, not `job_runtime`'s sum over merged threads.
+    let span_ns = job.runtime_ns() + job.verify.runtime_ns;
+    m.insert("elapsed".into(), json!(span_ns.div_ceil(1_000_000_000)));
     m.insert("job options".into(), options_map(&job.options));
     if job.unified_rw != UnifiedRw::Mixed {
         for (d, name) in DIR_NAMES.iter().enumerate() {
