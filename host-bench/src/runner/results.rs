@@ -103,7 +103,10 @@ impl JobResult {
     /// fio's `job_runtime`: every phase of the job; for a report that merges several
     /// instances, the sum of theirs (fio adds each thread's run time).
     pub fn job_runtime_ns(&self) -> u64 {
-        let main = if self.instances > 1 { self.instances_runtime_ns } else { self.runtime_ns() };
+        // (A report whose instances all ended inside their ramp keeps the ramp's span: fio
+        // reports those statistics unreset.)
+        let merged = self.instances > 1 && self.instances_runtime_ns > 0;
+        let main = if merged { self.instances_runtime_ns } else { self.runtime_ns() };
         main + self.verify.runtime_ns
     }
 }
