@@ -11,10 +11,11 @@
 //! outside CI it can be skipped explicitly with SSDLAB_SKIP_FIO=1 (it then says so).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
+use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{bin, fio_scratch, json_report, run_fio, stderr};
+use common::{bin, fio_scratch, fio_timed, json_report, stderr};
 
 const JOBS: &str = "bs=4k\nsize=256k\nrw=randread\n[a]\nnumjobs=2\n[b]\nnew_group\n[c]\n[d]\nstonewall\n[e]\nnew_group\nstonewall\n[f]\nnew_group\n";
 
@@ -28,28 +29,26 @@ fn groups(json: &serde_json::Value) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Runs the job file `body` (starting with `[global]`) through fio on `data` (psync, O_DIRECT)
+/// and through ssdlab on the simulated `tiny` drive, in `dir`: the two JSON reports.
+fn both_reports(dir: &Path, data: &Path, body: &str) -> (serde_json::Value, serde_json::Value) {
+    let fio = json_report(&fio_timed(dir, body, data).0.stdout);
+    let ssd_job = dir.join("s.fio");
+    std::fs::write(&ssd_job, body).unwrap();
+    let out = Command::new(bin())
+        .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
+        .output()
+        .expect("run ssdlab");
+    assert!(out.status.success(), "ssdlab: {}", stderr(&out));
+    (fio, json_report(&out.stdout))
+}
+
 #[test]
 fn stonewall_and_new_group_number_reporting_groups_as_fio() {
     let Some((dir, data)) = fio_scratch("groups", 1 << 20) else { return };
     for (tag, global) in [("merged", "group_reporting\n"), ("separate", "")] {
-        let fio_job = dir.join(format!("{tag}.fio"));
-        let body = format!("[global]\n{global}{JOBS}");
-        std::fs::write(
-            &fio_job,
-            body.replacen("[global]\n", &format!("[global]\nioengine=psync\nfilename={}\n", data.display()), 1),
-        )
-        .unwrap();
-        let out = run_fio(&fio_job, &dir.join(format!("{tag}.json")), None);
-        assert!(out.status.success(), "fio {tag}: {}", stderr(&out));
-        let fio = groups(&json_report(&out.stdout));
-        let ssd_job = dir.join(format!("{tag}.ssd.fio"));
-        std::fs::write(&ssd_job, &body).unwrap();
-        let out = Command::new(bin())
-            .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
-            .output()
-            .expect("run ssdlab");
-        assert!(out.status.success(), "ssdlab {tag}: {}", stderr(&out));
-        let ssd = groups(&json_report(&out.stdout));
+        let (fio, ssd) = both_reports(&dir, &data, &format!("[global]\n{global}{JOBS}"));
+        let (fio, ssd) = (groups(&fio), groups(&ssd));
         assert_eq!(ssd, fio, "{tag}");
         let ids: Vec<u64> = fio.iter().map(|g| g.1).collect();
         assert_eq!(*ids.last().unwrap(), 4, "{tag}: five reporting groups in {fio:?}");
@@ -83,21 +82,8 @@ fn a_finishing_job_ends_others_by_exit_what_as_in_fio() {
         ("stonewall", "exitall\nexit_what=stonewall", true, true),
         ("all", "exitall\nexit_what=all", true, false),
     ] {
-        let body = jobs(exit);
-        let fio_job = dir.join(format!("exit-{tag}.fio"));
-        let global = format!("[global]\nioengine=psync\nfilename={}\n", data.display());
-        std::fs::write(&fio_job, body.replacen("[global]\n", &global, 1)).unwrap();
-        let out = run_fio(&fio_job, &dir.join(format!("exit-{tag}.json")), None);
-        assert!(out.status.success(), "fio {tag}: {}", stderr(&out));
-        let fio = ios(&json_report(&out.stdout));
-        let ssd_job = dir.join(format!("exit-{tag}.ssd.fio"));
-        std::fs::write(&ssd_job, &body).unwrap();
-        let out = Command::new(bin())
-            .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
-            .output()
-            .expect("run ssdlab");
-        assert!(out.status.success(), "ssdlab {tag}: {}", stderr(&out));
-        let ssd = ios(&json_report(&out.stdout));
+        let (fio, ssd) = both_reports(&dir, &data, &jobs(exit));
+        let (fio, ssd) = (ios(&fio), ios(&ssd));
         for (who, r) in [("fio", &fio), ("ssdlab", &ssd)] {
             let names: Vec<&str> = r.iter().map(|x| x.0.as_str()).collect();
             assert_eq!(names, ["short", "long", "after"], "{tag}, {who}");
@@ -115,20 +101,7 @@ fn a_merged_reports_job_runtime_adds_its_jobs_as_fio_does() {
     // run time in ms, added), while each direction's runtime stays the span (~300).
     let Some((dir, data)) = fio_scratch("job-runtime", 1 << 20) else { return };
     let body = "[global]\nbs=4k\nsize=1m\nrw=randread\ngroup_reporting\n[a]\nnumjobs=3\ntime_based\nruntime=300ms\n";
-    let fio_job = dir.join("rt.fio");
-    let global = format!("[global]\nioengine=psync\nfilename={}\n", data.display());
-    std::fs::write(&fio_job, body.replacen("[global]\n", &global, 1)).unwrap();
-    let out = run_fio(&fio_job, &dir.join("rt.json"), None);
-    assert!(out.status.success(), "fio: {}", stderr(&out));
-    let fio = json_report(&out.stdout);
-    let ssd_job = dir.join("rt.ssd.fio");
-    std::fs::write(&ssd_job, body).unwrap();
-    let out = Command::new(bin())
-        .args(["run", ssd_job.to_str().unwrap(), "--drive", "tiny", "--output-format", "json"])
-        .output()
-        .expect("run ssdlab");
-    assert!(out.status.success(), "ssdlab: {}", stderr(&out));
-    let ssd = json_report(&out.stdout);
+    let (fio, ssd) = both_reports(&dir, &data, body);
     for (who, r) in [("fio", &fio), ("ssdlab", &ssd)] {
         let (job, dir) =
             (r["jobs"][0]["job_runtime"].as_u64().unwrap(), r["jobs"][0]["read"]["runtime"].as_u64().unwrap());
