@@ -45,7 +45,44 @@ impl SimSsd {
     /// they free, so GC work is smooth rather than a burst per block (as firmware does to keep
     /// latency and IOPS steady). When host writes are blocked on space, or free blocks reach
     /// the host reserve, GC runs flat out.
+    #[inline(always)]
     pub(crate) fn maybe_gc(&mut self) {
+        if self.gc_would_only_wait() {
+            self.gc_tail();
+        } else {
+            self.run_gc();
+        }
+    }
+
+    /// Whether [`Self::run_gc`]'s loop would end at once with nothing changed but what this
+    /// check does too (the pacing reset, the lane cursor settled). Host writes ask after every
+    /// unit, and in `ssdlab bench` nearly every ask is one of two cases: no lane active and
+    /// enough free blocks, or lanes flat out with the write buffer too full for a word line.
+    #[inline(always)]
+    fn gc_would_only_wait(&mut self) -> bool {
+        let core = &self.core;
+        let free = core.blocks.free_total();
+        let urgent = matches!(self.stall, Stall::Space(_)) || free <= core.cfg.host_reserve_blocks;
+        if !core.reloc.any_active() {
+            // `gc_wanted` is false (its first test), so no lane starts and pacing is reset.
+            if urgent || free + self.pending_erases < core.cfg.gc_threshold_blocks {
+                return false;
+            }
+            self.pacing = None;
+            return true;
+        }
+        // No lane may start (`pick_victim` refuses without looking further), nothing is owed
+        // but the word lines GC cannot buffer, and the next lane still has data to move.
+        urgent
+            && self.pacing.is_some()
+            && !core.lane_could_start()
+            && self.buffer_room_mus() < u64::from(core.layout.mus_per_pu)
+            && self.core.next_lane_has_work()
+    }
+
+    /// [`Self::maybe_gc`] past its quick answer: starts lanes, relocates, then [`Self::gc_tail`].
+    #[inline(never)]
+    fn run_gc(&mut self) {
         loop {
             let urgent = matches!(self.stall, Stall::Space(_))
                 || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
@@ -102,20 +139,32 @@ impl SimSsd {
                 Step::More | Step::Stalled => break,
             }
         }
-        // Host writes blocked on space while a victim waits for a half-filled program unit:
-        // pad it so the victim can be erased (padding counts as NAND writes).
-        // Only when no program of the GC stream is in flight: otherwise its completion will
-        // make progress and padding would waste NAND writes.
+        self.gc_tail();
+    }
+
+    /// What every GC pass ends with: padding a victim's half-filled program unit when host
+    /// writes are blocked, and erasing the victims whose data is safe.
+    #[inline(always)]
+    fn gc_tail(&mut self) {
         if matches!(self.stall, Stall::Space(_)) && !self.plp && !self.victims.is_empty() {
-            let si = self.core.gc_stream();
-            let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
-            if gc_programs_idle && self.core.stream_has_open_unit(si) {
-                let mut ev = std::mem::take(&mut self.scratch);
-                self.core.pad_open_units(&mut ev);
-                self.run_core_events(&mut ev);
-                self.scratch = ev;
-            }
+            self.pad_for_blocked_host();
         }
         self.erase_ready_victims();
+    }
+
+    /// Host writes blocked on space while a victim waits for a half-filled program unit:
+    /// pad it so the victim can be erased (padding counts as NAND writes).
+    /// Only when no program of the GC stream is in flight: otherwise its completion will
+    /// make progress and padding would waste NAND writes.
+    #[inline(never)]
+    fn pad_for_blocked_host(&mut self) {
+        let si = self.core.gc_stream();
+        let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
+        if gc_programs_idle && self.core.stream_has_open_unit(si) {
+            let mut ev = std::mem::take(&mut self.scratch);
+            self.core.pad_open_units(&mut ev);
+            self.run_core_events(&mut ev);
+            self.scratch = ev;
+        }
     }
 }
