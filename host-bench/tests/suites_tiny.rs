@@ -125,8 +125,10 @@ fn pts_latency_is_qd1_and_grows_with_block_size_and_writes() {
     let (rmw, w4k, w8k) = (at(0, 512), at(0, 4096), at(0, 8192));
     assert!(w8k.mean_us >= w4k.mean_us, "writes: 8 KiB {} us < 4 KiB {} us", w8k.mean_us, w4k.mean_us);
     assert!(rmw.mean_us >= w4k.mean_us + t_r_us, "writes: 512 B {} us vs 4 KiB {} us", rmw.mean_us, w4k.mean_us);
+    // Percentiles are histogram values, as fio's: a bucket's midpoint, so within 1/128 of the
+    // latencies in it; where a cell's latencies are nearly all equal the mean can sit above it.
     for c in &t {
-        assert!(c.p99_999_us >= c.mean_us && c.max_us >= c.p99_999_us, "{c:?}");
+        assert!(c.p99_999_us >= c.mean_us * (1.0 - 1.0 / 128.0) && c.max_us >= c.p99_999_us, "{c:?}");
     }
     // At QD1 the device is never idle within a cell: IOPS x mean latency ~ 1 in every round
     // (Little's law with one I/O outstanding; per round, as averages of products differ).
