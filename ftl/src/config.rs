@@ -39,6 +39,12 @@ pub struct ControllerConfig {
     /// stop here when the NAND could program faster. Unset = no such limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_bandwidth_mbps: Option<f64>,
+    /// Read-data limit of the controller's datapath (ECC decode, buffer, DMA to the host), MB/s:
+    /// a read holds the command processor at least its bytes at this rate, in the same queue
+    /// as writes, so reads and writes share it. For controllers whose sequential reads stop
+    /// below the PCIe link while the NAND and channels could go faster. Unset = no such limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bandwidth_mbps: Option<f64>,
     /// Firmware, ECC decode and DMA time added to every NAND read on its way to the host, us.
     #[serde(default = "d_read_overhead")]
     pub read_overhead_us: f64,
@@ -214,6 +220,9 @@ impl ControllerConfig {
         }
         if let Some(b) = self.write_bandwidth_mbps {
             check_f64("controller.write_bandwidth_mbps", b, 10.0, 1_000_000.0)?;
+        }
+        if let Some(b) = self.read_bandwidth_mbps {
+            check_f64("controller.read_bandwidth_mbps", b, 10.0, 1_000_000.0)?;
         }
         check_f64("controller.read_overhead_us", self.read_overhead_us, 0.0, 1_000.0)?;
         check_f64("controller.write_ack_us", self.write_ack_us, 0.0, 1_000.0)?;

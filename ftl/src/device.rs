@@ -263,6 +263,9 @@ pub struct SimSsd {
     pub(crate) ctrl_ns_per_write: SimTime,
     /// Command-processor time per byte written, ps (0 = no write-bandwidth limit).
     pub(crate) ctrl_ps_per_write_byte: u64,
+    /// Command-processor time per byte read, ps (0 = no read-bandwidth limit).
+    #[serde(default)]
+    pub(crate) ctrl_ps_per_read_byte: u64,
     pub(crate) ctrl_free: SimTime,
     /// PCIe transfer times (either direction).
     pub(crate) pcie: TransferTimer,
@@ -443,10 +446,14 @@ impl SimSsd {
         crate::core::prefetch(&self.core.l2p, nand_model::cast::usize_from(first));
         let start = self.ctrl_free.max(self.now);
         self.ctrl_free = start
-            + if op == HostOp::Write {
-                self.ctrl_ns_per_write.max(SimTime::from_ns(len as u64 * self.ctrl_ps_per_write_byte / 1000))
-            } else {
-                self.ctrl_ns_per_cmd
+            + match op {
+                HostOp::Write => {
+                    self.ctrl_ns_per_write.max(SimTime::from_ns(len as u64 * self.ctrl_ps_per_write_byte / 1000))
+                }
+                HostOp::Read => {
+                    self.ctrl_ns_per_cmd.max(SimTime::from_ns(len as u64 * self.ctrl_ps_per_read_byte / 1000))
+                }
+                HostOp::Trim => self.ctrl_ns_per_cmd,
             };
         if start == self.now {
             self.dispatch(slot);

@@ -74,12 +74,14 @@ impl LimitShares {
         let t_prog = p.timing.program_array_ns(p.geometry.planes_per_die).ns() as f64;
         let programs = d.nand_write_bytes as f64 / unit;
         let ctrl = &p.profile.controller;
-        // Command-processor time: reads at the command limit, writes at the write-command or
-        // write-bandwidth limit (the device charges each write the larger of the two; for the
-        // totals the larger of the sums, exact when writes are one size).
+        // Command-processor time: reads at the command or read-bandwidth limit, writes at the
+        // write-command or write-bandwidth limit (the device charges each command the larger of
+        // its two; for the totals the larger of the sums, exact when commands are one size).
         let write_ns = (d.host_writes as f64 * 1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops))
             .max(ctrl.write_bandwidth_mbps.map_or(0.0, |bw| d.host_write_bytes as f64 * 1e3 / bw));
-        let cmd_ns = d.host_reads as f64 * 1e6 / ctrl.cmd_limit_kiops + write_ns;
+        let read_ns = (d.host_reads as f64 * 1e6 / ctrl.cmd_limit_kiops)
+            .max(ctrl.read_bandwidth_mbps.map_or(0.0, |bw| d.host_read_bytes as f64 * 1e3 / bw));
+        let cmd_ns = read_ns + write_ns;
         let pcie_per_ns = p.profile.host.pcie_bytes_per_s() / 1e9;
         let busiest_dir = d.host_read_bytes.max(d.host_write_bytes) as f64;
         LimitShares {

@@ -99,6 +99,7 @@ impl SimSsd {
             buffer_gc_mus: 0,
             ctrl_ns_per_cmd: SimTime::from_ns(sat_u64((1e6 / ctrl.cmd_limit_kiops).round())),
             ctrl_ps_per_write_byte: ctrl.write_bandwidth_mbps.map_or(0, |bw| sat_u64((1e6 / bw).round())),
+            ctrl_ps_per_read_byte: ctrl.read_bandwidth_mbps.map_or(0, |bw| sat_u64((1e6 / bw).round())),
             ctrl_ns_per_write: SimTime::from_ns(sat_u64(
                 (1e6 / ctrl.write_cmd_limit_kiops.unwrap_or(ctrl.cmd_limit_kiops)).round(),
             )),
