@@ -127,7 +127,7 @@ pub enum DeviceError {
 /// [`Device::hint_next_offset`] (the trace replayer likewise). Part of the trait's contract, so
 /// the runner needs nothing of a particular device; the simulated target checks at compile time
 /// that it matches the depth its mapping prefetches are pipelined for.
-pub const HINT_LOOKAHEAD: usize = 8;
+pub const HINT_LOOKAHEAD: usize = 16;
 
 /// A block device as the host sees it: submit commands, wait for completions.
 pub trait Device {
