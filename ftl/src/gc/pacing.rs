@@ -60,12 +60,11 @@ impl SimSsd {
     /// enough free blocks, or lanes flat out with the write buffer too full for a word line.
     #[inline(always)]
     fn gc_would_only_wait(&mut self) -> bool {
+        let urgent = self.gc_urgent();
         let core = &self.core;
-        let free = core.blocks.free_total();
-        let urgent = matches!(self.stall, Stall::Space(_)) || free <= core.cfg.host_reserve_blocks;
         if !core.reloc.any_active() {
             // `gc_wanted` is false (its first test), so no lane starts and pacing is reset.
-            if urgent || free + self.pending_erases < core.cfg.gc_threshold_blocks {
+            if urgent || core.blocks.free_total() + self.pending_erases < core.cfg.gc_threshold_blocks {
                 return false;
             }
             self.pacing = None;
@@ -80,12 +79,18 @@ impl SimSsd {
             && self.core.next_lane_has_work()
     }
 
+    /// GC runs flat out: host writes are blocked on space, or free blocks are down to the host
+    /// reserve (one rule for the quick answer and the loop, which must agree).
+    #[inline(always)]
+    fn gc_urgent(&self) -> bool {
+        matches!(self.stall, Stall::Space(_)) || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks
+    }
+
     /// [`Self::maybe_gc`] past its quick answer: starts lanes, relocates, then [`Self::gc_tail`].
     #[inline(never)]
     fn run_gc(&mut self) {
         loop {
-            let urgent = matches!(self.stall, Stall::Space(_))
-                || self.core.blocks.free_total() <= self.core.cfg.host_reserve_blocks;
+            let urgent = self.gc_urgent();
             // The common case after a host write: nothing owed, no lane to start.
             if !urgent
                 && self.pacing.is_some_and(|p| p.credit < ONE && p.ratio > 0)
