@@ -510,6 +510,11 @@ impl FtlCore {
         room >= need
     }
 
+    /// Host units placed in the streams' open program units, not yet sent to NAND.
+    pub fn host_mus_in_open_units(&self) -> u64 {
+        self.streams.iter().map(|s| u64::from(s.pu_host)).sum()
+    }
+
     /// Pads the open program unit of each stream so everything placed can be programmed (used
     /// when GC pauses or on flush). Padding counts as NAND writes.
     pub fn pad_open_units(&mut self, out: &mut Vec<CoreEvent>) {

@@ -14,6 +14,7 @@ mod nand_events;
 mod program_gate;
 mod read_path;
 mod rmw_path;
+mod settle;
 mod write_path;
 
 use crate::core::{CoreConfig, CoreEvent, FtlCore, HOST};

@@ -153,10 +153,11 @@ pub trait Device {
     /// depend on it.
     fn hint_next_offset(&mut self, _offset_bytes: u64) {}
 
-    /// Lets work the device does on its own after a job group (a write buffer draining) finish
-    /// before the next group starts. The runner asks only when runtimes are scaled down: a
-    /// full-size drive spends a negligible share of a phase on such a fixed-size transient, a
-    /// phase shortened by the scale factor would spend that factor times more. No-op by default.
+    /// Lets the write buffer a job group leaves dirty drain before the next group starts, and
+    /// nothing more (GC in flight goes on in the next group, as on the full-size drive). The
+    /// runner asks only when runtimes are scaled down: a full-size drive spends a negligible
+    /// share of a phase on such a fixed-size transient, a phase shortened by the scale factor
+    /// would spend that factor times more. No-op by default.
     fn settle(&mut self) {}
 
     /// The write buffer's state, for devices whose buffer the runner can see (the simulator):

@@ -250,10 +250,11 @@ impl Device for SimTarget {
         })
     }
 
-    /// Runs the drive until its buffered programs (and any GC they trigger) are done.
+    /// Runs the drive until the host data in its write buffer is programmed (GC in flight
+    /// goes on in the next phase; see `SimSsd::drain_host_data`).
     fn settle(&mut self) {
         if self.ssd.outstanding() == 0 {
-            self.ssd.next_completion(None);
+            self.ssd.drain_host_data();
             self.take_samples();
         }
     }

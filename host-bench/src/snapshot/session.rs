@@ -46,8 +46,8 @@ impl SimSession {
 
     /// A session on the drive frozen in `frozen` (named `source` in errors), built as `cfg`
     /// asks: refused unless `cfg` describes the same drive ([`Identity::check`]). When `cfg`'s
-    /// power cap differs from the one the drive was saved at, the drive first finishes what it
-    /// has in flight (as the runner lets it settle before every job group), then the cap changes.
+    /// power cap differs from the one the drive was saved at, the drive first finishes all it
+    /// has in flight (buffered programs and GC), then the cap changes.
     pub fn thaw(cfg: SimConfig, frozen: &Frozen, source: &str) -> Result<SimSession, SimError> {
         Self::thaw_with(cfg, None, frozen, source)
     }
