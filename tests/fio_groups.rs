@@ -76,6 +76,10 @@ fn a_finishing_job_ends_others_by_exit_what_as_in_fio() {
     let jobs = |exit: &str| {
         format!("[global]\nbs=4k\nsize=1m\nrw=randread\n[short]\nnumber_ios=50\n{exit}\n[long]\ntime_based\nruntime=1\n[after]\nstonewall\ntime_based\nruntime=200ms\n")
     };
+    // What `long` reads when nothing ends it, per tool: an ended `long` stops far short of it
+    // (by the next few I/Os in principle; real fio's threads notice the end when the machine
+    // schedules them, 50-122 I/Os later on the 2-core test VM).
+    let mut unended = [0u64; 2];
     for (tag, exit, long_ended, after_runs) in [
         ("none", "", false, true),
         ("group", "exitall\nexit_what=group", true, true),
@@ -84,12 +88,16 @@ fn a_finishing_job_ends_others_by_exit_what_as_in_fio() {
     ] {
         let (fio, ssd) = both_reports(&dir, &data, &jobs(exit));
         let (fio, ssd) = (ios(&fio), ios(&ssd));
-        for (who, r) in [("fio", &fio), ("ssdlab", &ssd)] {
+        for (k, (who, r)) in [("fio", &fio), ("ssdlab", &ssd)].into_iter().enumerate() {
+            eprintln!("exit_what {tag}, {who}: {r:?}");
             let names: Vec<&str> = r.iter().map(|x| x.0.as_str()).collect();
             assert_eq!(names, ["short", "long", "after"], "{tag}, {who}");
             assert_eq!(r[0].1, 50, "{tag}, {who}: {r:?}");
-            // Ended, `long` stops within a few I/Os of `short`'s end (both run at one depth).
-            assert_eq!(r[1].1 <= 100, long_ended, "{tag}, {who}: {r:?}");
+            if tag == "none" {
+                unended[k] = r[1].1;
+                assert!(r[1].1 > 1000, "{tag}, {who}: {r:?}: `long` ran for a second");
+            }
+            assert_eq!(r[1].1 * 10 < unended[k], long_ended, "{tag}, {who}: {r:?}, unended {}", unended[k]);
             assert_eq!(r[2].1 > 0, after_runs, "{tag}, {who}: {r:?}");
         }
     }
