@@ -7,8 +7,8 @@ impl SimSsd {
     /// a program unit still open (they wait for more data, as they would on any drive). GC
     /// work in flight stops where it is and goes on in the next phase: a full-size drive
     /// starts that phase at once, so running GC on to the end here would hand the next phase
-    /// free blocks the full-size drive does not have. Nothing outstanding from the host is
-    /// required; with host commands in flight this returns at once.
+    /// free blocks the full-size drive does not have. Meant for a drive with no host command
+    /// outstanding; with one in flight it returns at once.
     pub fn drain_host_data(&mut self) {
         while self.outstanding == 0 && self.buffer_used_mus > self.core.host_mus_in_open_units() {
             let Some(t) = self.next_event_time() else { break };
