@@ -8,6 +8,9 @@ use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;
 
+mod common;
+use common::{closed_loop, fill_sequential as fill};
+
 const BS: u32 = 128 * 1024;
 
 /// generic-tlc (its NAND and link well above the limits tried), with both datapath limits at
@@ -26,46 +29,15 @@ fn drive(datapath_mbps: Option<f64>) -> SimSsd {
     SimSsd::new(&p, &DeviceOptions { scale_divisor: 4096, ..Default::default() }).unwrap()
 }
 
-/// Fills the drive sequentially (128 KiB writes, QD8).
-fn fill(d: &mut SimSsd) {
-    let n = d.capacity().user_bytes_sim / u64::from(BS);
-    let (mut issued, mut tag) = (0u64, 0u64);
-    while issued < n.min(8) {
-        d.submit(tag, HostOp::Write, issued * u64::from(BS), BS).unwrap();
-        (issued, tag) = (issued + 1, tag + 1);
-    }
-    while d.next_completion(None).is_some() {
-        if issued < n {
-            d.submit(tag, HostOp::Write, issued * u64::from(BS), BS).unwrap();
-            (issued, tag) = (issued + 1, tag + 1);
-        }
-    }
-}
-
 /// MB/s of `n` random 128 KiB commands at QD16, `write_pct` percent of them writes.
 fn random_mix(d: &mut SimSsd, n: u64, write_pct: u32) -> f64 {
     let mut rng = RngStreams::new(7).stream(StreamId::Host, 0);
     let blocks = d.capacity().user_bytes_sim / u64::from(BS);
-    let next = |rng: &mut rand_chacha::ChaCha8Rng| {
-        let op = if rng.gen_range(0..100) < write_pct { HostOp::Write } else { HostOp::Read };
-        (op, rng.gen_range(0..blocks) * u64::from(BS))
-    };
     let t0 = d.now();
-    let mut issued = 0u64;
-    while issued < n.min(16) {
-        let (op, off) = next(&mut rng);
-        d.submit(issued, op, off, BS).unwrap();
-        issued += 1;
-    }
-    let mut done = 0u64;
-    while d.next_completion(None).is_some() {
-        done += 1;
-        if issued < n {
-            let (op, off) = next(&mut rng);
-            d.submit(issued, op, off, BS).unwrap();
-            issued += 1;
-        }
-    }
+    let done = closed_loop(d, 16, n, |_| {
+        let op = if rng.gen_range(0..100) < write_pct { HostOp::Write } else { HostOp::Read };
+        (op, rng.gen_range(0..blocks) * u64::from(BS), BS)
+    });
     assert_eq!(done, n);
     n as f64 * f64::from(BS) / ((d.now() - t0).ns() as f64 / 1e9) / 1e6
 }

@@ -7,28 +7,13 @@ use ftl::device::{DeviceOptions, HostOp, SimSsd};
 use nand_model::rng::{RngStreams, StreamId};
 use rand::Rng;
 
+mod common;
+use common::fill_sequential as fill;
+
 fn tiny(read_ahead_kib: u32) -> ftl::profile::ValidatedProfile {
     let text = ftl::profile::EMBEDDED.iter().find(|(n, _)| *n == "tiny").map(|e| e.1).unwrap();
     let text = text.replacen("plp = true", &format!("plp = true\nread_ahead_kib = {read_ahead_kib}"), 1);
     ftl::profile::parse(&text, "tiny-ra").unwrap()
-}
-
-/// Fills the drive sequentially (128 KiB writes, QD8).
-fn fill(d: &mut SimSsd) {
-    let cap = d.capacity().user_bytes_sim;
-    let bs = 128 * 1024u64;
-    let n = cap / bs;
-    let (mut issued, mut tag) = (0u64, 0u64);
-    while issued < n.min(8) {
-        d.submit(tag, HostOp::Write, issued * bs, bs as u32).unwrap();
-        (issued, tag) = (issued + 1, tag + 1);
-    }
-    while d.next_completion(None).is_some() {
-        if issued < n {
-            d.submit(tag, HostOp::Write, issued * bs, bs as u32).unwrap();
-            (issued, tag) = (issued + 1, tag + 1);
-        }
-    }
 }
 
 /// QD1 reads of `bs` bytes at the offsets from `next`; returns MB/s and the mean latency, us.
