@@ -9,6 +9,7 @@
 //! Full program units go to NAND; GC relocation reads precede the programs that carry their
 //! data; a victim is erased only once every unit moved out of it is programmed.
 
+mod cmd;
 mod construct;
 mod nand_events;
 mod program_gate;
@@ -27,6 +28,7 @@ use crate::read_ahead::ReadAhead;
 use crate::rmw::RmwReads;
 use crate::tracker::InOrderTracker;
 use crate::GcPolicy;
+use cmd::{Cmd, PARTIAL_HEAD, PARTIAL_TAIL};
 use nand_model::time::{us_to_ns, TransferTimer};
 use nand_model::{Flash, NandDone, NandOp, SimTime};
 use std::collections::VecDeque;
@@ -176,52 +178,6 @@ pub(crate) enum DevEvent {
     Dispatch(u32),
     Done(u32),
 }
-
-#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
-pub(crate) struct Cmd {
-    tag: u64,
-    op: HostOp,
-    first_lpn: u32,
-    mus: u32,
-    len: u32,
-    submit: SimTime,
-    next_mu: u32,
-    pending: u32,
-    data_ready: SimTime,
-    /// Writes and TRIMs: which end units the command covers only partly ([`PARTIAL_HEAD`], [`PARTIAL_TAIL`]).
-    partial: u8,
-    /// Where the command starts in its first unit, bytes: a read moves only the codewords it
-    /// covers over the channel ([`Cmd::unit_read_bytes`]).
-    head_off: u32,
-}
-
-/// User data per ECC codeword, bytes: what a read of part of a mapping unit transfers at the
-/// least (est.: LDPC codewords of current controllers carry 2-4 KiB; every profile's mapping
-/// unit is a multiple of it).
-const CODEWORD_BYTES: u32 = 4096;
-
-impl Cmd {
-    /// Bytes a read of this command moves out of NAND for its `i`-th unit of `mu` bytes: the
-    /// codewords the command covers in it (all of a middle unit).
-    #[inline]
-    fn unit_read_bytes(&self, i: u32, mu: u32) -> u32 {
-        if mu <= CODEWORD_BYTES {
-            return mu;
-        }
-        let end = u64::from(self.head_off) + u64::from(self.len); // from the first unit's start
-        let unit_lo = u64::from(i) * u64::from(mu);
-        let lo = if i == 0 { u64::from(self.head_off) } else { unit_lo };
-        let hi = end.min(unit_lo + u64::from(mu));
-        let cw = u64::from(CODEWORD_BYTES);
-        let bytes = (hi.div_ceil(cw) * cw - lo / cw * cw).min(u64::from(mu));
-        u32::try_from(bytes).unwrap_or(mu) // at most `mu`
-    }
-}
-
-/// The command's first unit is written only partly.
-const PARTIAL_HEAD: u8 = 1;
-/// The command's last unit (not also its first) is written only partly.
-const PARTIAL_TAIL: u8 = 2;
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug)]
 pub(crate) struct PuRec {
