@@ -14,6 +14,8 @@
 //! - On every embedded profile, steady random 512 B writes are not faster than 4 KiB ones (equal
 //!   within 3% where 4 KiB is part of a unit too).
 //! - A read of part of a larger unit moves only the 4 KiB ECC codewords it covers off NAND.
+//! - A read-modify-write moves off NAND the codewords of the old unit the write does not cover
+//!   whole.
 #![allow(clippy::cast_possible_truncation, clippy::unwrap_used)] // a panic in test code is a failed test; casts are of the test's own small values
 
 use ftl::device::{Counters, DeviceOptions, HostOp, SimSsd};
@@ -227,4 +229,34 @@ fn a_read_of_part_of_a_unit_moves_only_the_codewords_it_covers() {
     fill(&mut d);
     assert_eq!(read_bytes(&mut d, 100 * MU + 512, 512), MU);
     assert_eq!(read_bytes(&mut d, 100 * MU + 2048, 4096), 2 * MU);
+}
+
+/// NAND bytes the read-modify-write of one write of `len` bytes at `offset` moves (QD 1, the
+/// drive idle before and after; a fresh, filled drive runs no GC).
+fn rmw_bytes(d: &mut SimSsd, offset: u64, len: u32) -> u64 {
+    let r0 = d.counters().nand_read_bytes;
+    d.submit(0, HostOp::Write, offset, len).unwrap();
+    while d.next_completion(None).is_some() {}
+    d.counters().nand_read_bytes - r0
+}
+
+#[test]
+fn a_read_modify_write_reads_the_codewords_the_write_does_not_cover_whole() {
+    let p = profile::load("intel-d5-p4420").unwrap();
+    let unit = u64::from(p.profile.controller.mapping_unit_bytes);
+    let mut d = device(&p, cheap_scale(&p));
+    fill(&mut d);
+    // Each case writes a unit still on NAND (units 100, 102, ... were written by the fill only).
+    let at = |k: u64| (100 + 2 * k) * unit;
+    assert_eq!(rmw_bytes(&mut d, at(0), 4096), 12288, "4 KiB of a 16 KiB unit keeps 3 codewords");
+    assert_eq!(rmw_bytes(&mut d, at(1) + 512, 512), 16384, "a sector's codeword is merged too");
+    assert_eq!(rmw_bytes(&mut d, at(2) + 2048, 8192), 12288, "8 KiB from 2 KiB covers codeword 1 whole");
+    assert_eq!(rmw_bytes(&mut d, at(3), 16384), 0, "a whole unit reads nothing");
+    assert_eq!(rmw_bytes(&mut d, at(4) + 12288, 8192), 12288 + 12288, "head and tail units, 3 codewords each");
+    d.check_invariants().unwrap();
+    // 4 KiB units are one codeword: a partial write reads the whole unit, as before.
+    let p = profile::load("generic-tlc").unwrap();
+    let mut d = device(&p, cheap_scale(&p));
+    fill(&mut d);
+    assert_eq!(rmw_bytes(&mut d, 100 * MU + 512, 512), MU);
 }

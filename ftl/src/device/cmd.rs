@@ -43,6 +43,23 @@ impl Cmd {
         let bytes = (hi.div_ceil(cw) * cw - lo / cw * cw).min(u64::from(mu));
         u32::try_from(bytes).unwrap_or(mu) // at most `mu`
     }
+
+    /// Bytes a read-modify-write of this write's `i`-th unit of `mu` bytes moves out of NAND:
+    /// the codewords the write does not cover whole (their old sectors merge with the new), so
+    /// a 4 KiB write into a 16 KiB unit reads 12 KiB and a 512 B write reads all 16 KiB.
+    #[inline]
+    pub(super) fn unit_rmw_bytes(&self, i: u32, mu: u32) -> u32 {
+        if mu <= CODEWORD_BYTES {
+            return mu;
+        }
+        let end = u64::from(self.head_off) + u64::from(self.len); // from the first unit's start
+        let unit_lo = u64::from(i) * u64::from(mu);
+        let lo = if i == 0 { u64::from(self.head_off) } else { unit_lo };
+        let hi = end.min(unit_lo + u64::from(mu));
+        let cw = u64::from(CODEWORD_BYTES);
+        let whole = (hi / cw).saturating_sub(lo.div_ceil(cw)) * cw;
+        u32::try_from(u64::from(mu) - whole.min(u64::from(mu))).unwrap_or(mu) // at most `mu`
+    }
 }
 
 /// The command's first unit is written only partly.

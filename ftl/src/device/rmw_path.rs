@@ -5,7 +5,7 @@ use super::*;
 
 impl SimSsd {
     /// Read-modify-write of write `slot`: its partly written end units whose old data is on
-    /// NAND are read first (a unit in the write buffer merges in DRAM, an unmapped one with
+    /// NAND are read first (the codewords the write does not cover whole) (a unit in the write buffer merges in DRAM, an unmapped one with
     /// zeros), and any unit of it whose read is already in flight waits for that read (see
     /// [`crate::rmw`]). True when the write must wait; it is admitted when its reads are done.
     #[cold]
@@ -30,7 +30,8 @@ impl SimSsd {
             self.rmw.wait(id, slot);
             waits += 1;
             self.counters.rmw_reads += 1;
-            self.issue_page_read(TAG_RMW | id as u64, (block, l.page_index(off), self.mu_bytes));
+            let bytes = c.unit_rmw_bytes(lpn - c.first_lpn, self.mu_bytes);
+            self.issue_page_read(TAG_RMW | id as u64, (block, l.page_index(off), bytes));
         }
         self.cmds[slot as usize].pending = waits;
         waits > 0
