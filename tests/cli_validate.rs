@@ -141,6 +141,52 @@ fn calibrate_writes_a_profile_that_loads_with_the_fit_recorded() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `write_bandwidth_mbps` of the calibrated profile (as `drive show` resolves it), if set.
+fn fitted_write_datapath(profile: &std::path::Path) -> Option<f64> {
+    let o = ssdlab(&["drive", "show", profile.to_str().expect("UTF-8 path")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = text.lines().find(|l| l.starts_with("write_bandwidth_mbps"))?;
+    line.split('=').nth(1)?.trim().parse().ok()
+}
+
+/// A limit the base profile leaves unset binds nothing at the start, so its forward difference
+/// is zero there: the axis scan finds where it binds. tiny's 128 KiB sequential writes run at
+/// ~133 MB/s (program-bound); measured at 60 MB/s, the fit sets the write datapath within 5% of
+/// it, and without the scan (`--scan-points 0`) the limit cannot move and stays unset.
+#[test]
+fn calibrate_finds_a_limit_that_binds_nothing_at_the_start() {
+    let dir = temp_dir("calibrate-scan");
+    let csv = dir.join("m.csv");
+    std::fs::write(
+        &csv,
+        format!("{HEAD}seqw,tiny,,,fio,steady,128k sequential write,128k,0,no,32,1,bandwidth,60,MB/s,\n"),
+    )
+    .expect("write csv");
+    let fit = |scan: &str| {
+        let out = dir.join(format!("tiny-scan{scan}.toml"));
+        let o = ssdlab(&[
+            "calibrate",
+            "--drive",
+            "tiny",
+            "--measured",
+            csv.to_str().expect("UTF-8 path"),
+            "--out",
+            out.to_str().expect("UTF-8 path"),
+            "--params",
+            "write_bandwidth_mbps",
+            "--scan-points",
+            scan,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        eprintln!("--scan-points {scan}:\n{}", String::from_utf8_lossy(&o.stdout));
+        fitted_write_datapath(&out)
+    };
+    let scanned = fit("6").expect("the scan sets the write datapath");
+    assert!((scanned / 60.0 - 1.0).abs() < 0.05, "fitted {scanned} MB/s against 60 measured");
+    assert_eq!(fit("0"), None, "without the scan the unset limit cannot move");
+}
+
 /// A per-second spread row run with blocks shorter than the full-size drive's says so, with
 /// the block lengths, in the JSON and the table (tiny: 16 word lines; 4 at 1/4); other rows
 /// carry no such note.

@@ -4,8 +4,11 @@
 //! when program-bound, latency ~ tR + overhead), so in log space the problem is nearly linear and
 //! Gauss-Newton converges in a few iterations. Each iteration evaluates the base point and one
 //! forward difference per parameter, all in parallel; a step is accepted only if it lowers the
-//! loss (else the damping grows). No randomness: the result depends only on the inputs and the
-//! simulator seed.
+//! loss (else the damping grows). A coarse scan of each parameter across its bounds picks the
+//! starting point first, since figures are flat in a limit until it binds. No randomness: the
+//! result depends only on the inputs and the simulator seed.
+
+mod scan;
 
 use crate::exec::{run_plans_on, RunSettings};
 use crate::params::Param;
@@ -13,6 +16,8 @@ use crate::plan::{Metric, Plan};
 use ftl::profile::{self, ValidatedProfile};
 use ftl::DriveProfile;
 use rayon::prelude::*;
+use scan::axis_scan;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What to fit and how hard.
@@ -24,6 +29,9 @@ pub struct FitOptions {
     pub max_iter: usize,
     /// Stop when no parameter moves by more than this factor.
     pub tolerance: f64,
+    /// Values per parameter of the scan across its bounds that picks the starting point (each
+    /// parameter alone, log-spaced); 0 or 1: none.
+    pub scan_points: usize,
 }
 
 impl Default for FitOptions {
@@ -33,6 +41,7 @@ impl Default for FitOptions {
             settings: RunSettings::default(),
             max_iter: 6,
             tolerance: 1.005,
+            scan_points: 6,
         }
     }
 }
@@ -47,6 +56,11 @@ pub struct FittedParam {
     pub upper: f64,
     /// At a bound: the data wanted to go further than physics allows.
     pub at_bound: bool,
+    /// An optional limit unset before / after the fit (its value is then the upper bound).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub start_none: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fitted_none: bool,
 }
 
 /// One point of the fit.
@@ -70,6 +84,9 @@ pub struct FitResult {
     pub loss: f64,
     pub simulations: usize,
     pub iterations: usize,
+    /// Parameters the axis scan moved before the first step: key, from, to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scan_moves: Vec<(&'static str, f64, f64)>,
     pub seed: u64,
     /// Stopped by a signal: the parameters are the best the fit had accepted by then (the
     /// start if no step had been), not a converged fit.
@@ -142,10 +159,14 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
     if stopped() {
         return Err(FitError::Interrupted);
     }
-    let mut x = x0.clone();
-    let mut pred = start_pred.clone();
-    let mut loss = ev.loss(&pred);
-    let loss_start = loss;
+    let loss_start = ev.loss(&start_pred);
+    let (mut x, mut pred, mut loss) = axis_scan(&ev, &bounds, (x0.clone(), start_pred.clone(), loss_start), opts);
+    let scan_moves = params
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| (x[j] - x0[j]).abs() > 1e-9)
+        .map(|(j, p)| (p.key(), x0[j].exp(), x[j].exp()))
+        .collect();
     let mut lambda = 1e-3;
     let h = 1.1f64.ln();
     let mut iterations = 0;
@@ -207,7 +228,9 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
     for (j, p) in params.iter().enumerate() {
         let v = round_param(*p, x[j].exp());
         p.set(&mut profile, v);
-        let at_bound = (x[j] - bounds[j].0.ln()).abs() < 1e-3 || (x[j] - bounds[j].1.ln()).abs() < 1e-3;
+        let fitted_none = p.is_unset_in(&profile);
+        let at_bound =
+            !fitted_none && ((x[j] - bounds[j].0.ln()).abs() < 1e-3 || (x[j] - bounds[j].1.ln()).abs() < 1e-3);
         fitted.push(FittedParam {
             key: p.key(),
             start: p.get(&base.profile),
@@ -215,6 +238,8 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
             lower: bounds[j].0,
             upper: bounds[j].1,
             at_bound,
+            start_none: p.is_unset_in(&base.profile),
+            fitted_none,
         });
     }
     let points = plans
@@ -237,6 +262,7 @@ pub fn fit(base: &ValidatedProfile, plans: &[Plan], opts: &FitOptions) -> Result
         loss,
         simulations: nand_model::cast::usize_from(ev.sims.load(Ordering::Relaxed)),
         iterations,
+        scan_moves,
         seed: opts.settings.seed,
         interrupted: stopped(),
         profile,
@@ -356,6 +382,11 @@ pub fn apply_to_text(text: &str, fit: &FitResult) -> String {
         let Some(p) = Param::from_key(fp.key) else {
             continue;
         };
+        if p.is_unset_in(&fit.profile) {
+            // No limit binds: a limit the base set is commented out, none is added.
+            out = unset_key(&out, fp.key, "unset by the fit: no limit binds the measured figures");
+            continue;
+        }
         let value = match p {
             Param::TRUs => {
                 let v: Vec<String> = fit.profile.timing.t_r_us.iter().map(|x| format!("{x:.1}")).collect();
@@ -363,7 +394,8 @@ pub fn apply_to_text(text: &str, fit: &FitResult) -> String {
             }
             _ => fmt_value(fp.fitted),
         };
-        out = set_key(&out, fp.key, &value, &format!("fitted (was {})", fmt_value(fp.start)));
+        let was = if fp.start_none { "none".to_string() } else { fmt_value(fp.start) };
+        out = set_key(&out, fp.key, &value, &format!("fitted (was {was})"));
     }
     out
 }
@@ -374,6 +406,30 @@ fn fmt_value(v: f64) -> String {
     } else {
         format!("{v}")
     }
+}
+
+/// Comments out `key = ...` under `[section]` of a TOML text (section.key), with `note`; a
+/// text without it is returned as it is.
+pub fn unset_key(text: &str, dotted: &str, note: &str) -> String {
+    let Some((section, key)) = dotted.split_once('.') else {
+        return text.to_string();
+    };
+    let header = format!("[{section}]");
+    let mut in_section = false;
+    let mut out = String::with_capacity(text.len());
+    for l in text.lines() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            in_section = t.starts_with(&header);
+        }
+        if in_section && !t.starts_with('#') && l.split('=').next().map(str::trim) == Some(key) {
+            let _ = writeln!(out, "# {} # {note}", l.split('#').next().unwrap_or(l).trim_end());
+        } else {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Replaces `key = value` under `[section]` of a TOML text (section.key), or appends it to the
@@ -424,10 +480,27 @@ mod tests {
     }
 
     #[test]
+    fn unset_key_comments_out_the_key_of_its_section_only() {
+        let t = "[controller]\nwrite_bandwidth_mbps = 4200.0 # spec\n[other]\nwrite_bandwidth_mbps = 1.0\n";
+        let s = unset_key(t, "controller.write_bandwidth_mbps", "unset by the fit");
+        assert!(s.contains("# write_bandwidth_mbps = 4200.0 # unset by the fit\n"), "{s}");
+        assert!(s.ends_with("[other]\nwrite_bandwidth_mbps = 1.0\n"), "{s}");
+        assert_eq!(unset_key("[timing]\nt_r_us = 1\n", "controller.x", "n"), "[timing]\nt_r_us = 1\n");
+    }
+
+    #[test]
     fn a_fit_with_a_non_finite_value_is_named() {
         let profile = ftl::profile::load("tiny").unwrap().profile;
-        let param =
-            FittedParam { key: "timing.t_prog_us", start: 1.0, fitted: 2.0, lower: 0.5, upper: 4.0, at_bound: false };
+        let param = FittedParam {
+            key: "timing.t_prog_us",
+            start: 1.0,
+            fitted: 2.0,
+            lower: 0.5,
+            upper: 4.0,
+            at_bound: false,
+            start_none: false,
+            fitted_none: false,
+        };
         let point = FitPoint {
             id: "rr".into(),
             metric: "iops".into(),
@@ -444,6 +517,7 @@ mod tests {
             loss: 0.01,
             simulations: 1,
             iterations: 1,
+            scan_moves: Vec::new(),
             seed: 1,
             interrupted: false,
             profile,

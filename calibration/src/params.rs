@@ -23,9 +23,15 @@ pub enum Param {
     /// Power-governor averaging window: declared, but no figure depends on it until the power
     /// governor is part of the simulated drive, so it is never selected by default.
     PowerWindowUs,
+    /// The controller's write datapath (MB/s; unset: no limit but the link and the NAND).
+    WriteBandwidthMbps,
+    /// The controller's read datapath, shared with writes (MB/s; unset: no limit).
+    ReadBandwidthMbps,
+    /// The controller's write-command limit (k/s; unset: the command limit).
+    WriteCmdLimitKiops,
 }
 
-pub const ALL: [Param; 9] = [
+pub const ALL: [Param; 12] = [
     Param::CmdLimitKiops,
     Param::ReadOverheadUs,
     Param::WriteAckUs,
@@ -35,11 +41,23 @@ pub const ALL: [Param; 9] = [
     Param::IccProgMa,
     Param::IccEraseMa,
     Param::PowerWindowUs,
+    Param::WriteBandwidthMbps,
+    Param::ReadBandwidthMbps,
+    Param::WriteCmdLimitKiops,
 ];
 
-/// The default fit: controller and NAND timing (what the embedded profiles are calibrated on).
-pub const DEFAULT: [Param; 5] =
-    [Param::CmdLimitKiops, Param::ReadOverheadUs, Param::WriteAckUs, Param::TProgUs, Param::TRUs];
+/// The default fit: controller and NAND timing (what the embedded profiles are calibrated on)
+/// and the controller's write and read datapaths, which bind a drive's sequential figures below
+/// its NAND and link (the P5520's writes, the P4420's reads).
+pub const DEFAULT: [Param; 7] = [
+    Param::CmdLimitKiops,
+    Param::ReadOverheadUs,
+    Param::WriteAckUs,
+    Param::TProgUs,
+    Param::TRUs,
+    Param::WriteBandwidthMbps,
+    Param::ReadBandwidthMbps,
+];
 
 impl Param {
     /// The profile key, `section.field`.
@@ -54,7 +72,16 @@ impl Param {
             Param::IccProgMa => "nand_energy.icc_prog_ma",
             Param::IccEraseMa => "nand_energy.icc_erase_ma",
             Param::PowerWindowUs => "power.window_us",
+            Param::WriteBandwidthMbps => "controller.write_bandwidth_mbps",
+            Param::ReadBandwidthMbps => "controller.read_bandwidth_mbps",
+            Param::WriteCmdLimitKiops => "controller.write_cmd_limit_kiops",
         }
+    }
+
+    /// An optional limit of the profile: unset means none, which the fit reads as its upper
+    /// bound (a limit there binds nothing) and writes back as unset.
+    pub fn is_optional_limit(self) -> bool {
+        matches!(self, Param::WriteBandwidthMbps | Param::ReadBandwidthMbps | Param::WriteCmdLimitKiops)
     }
 
     pub fn from_key(s: &str) -> Option<Param> {
@@ -72,10 +99,26 @@ impl Param {
             Param::IccProgMa => p.nand_energy.icc_prog_ma,
             Param::IccEraseMa => p.nand_energy.icc_erase_ma,
             Param::PowerWindowUs => p.power.window_us,
+            Param::WriteBandwidthMbps => p.controller.write_bandwidth_mbps.unwrap_or(LIMIT_NONE.1),
+            Param::ReadBandwidthMbps => p.controller.read_bandwidth_mbps.unwrap_or(LIMIT_NONE.1),
+            Param::WriteCmdLimitKiops => p.controller.write_cmd_limit_kiops.unwrap_or(WRITE_CMD_NONE.1),
         }
     }
 
+    /// Whether `p` leaves this optional limit unset (no limit).
+    pub fn is_unset_in(self, p: &DriveProfile) -> bool {
+        match self {
+            Param::WriteBandwidthMbps => p.controller.write_bandwidth_mbps.is_none(),
+            Param::ReadBandwidthMbps => p.controller.read_bandwidth_mbps.is_none(),
+            Param::WriteCmdLimitKiops => p.controller.write_cmd_limit_kiops.is_none(),
+            _ => false,
+        }
+    }
+
+    /// Sets the parameter; an optional limit at its upper bound (or, for the write-command
+    /// limit, at or above the command limit, which it may not exceed) is unset.
     pub fn set(self, p: &mut DriveProfile, v: f64) {
+        let limit = |v: f64, upper: f64| (v < upper * 0.999).then_some(v);
         match self {
             Param::CmdLimitKiops => p.controller.cmd_limit_kiops = v,
             Param::ReadOverheadUs => p.controller.read_overhead_us = v,
@@ -89,6 +132,11 @@ impl Param {
             Param::IccProgMa => p.nand_energy.icc_prog_ma = v,
             Param::IccEraseMa => p.nand_energy.icc_erase_ma = v,
             Param::PowerWindowUs => p.power.window_us = v,
+            Param::WriteBandwidthMbps => p.controller.write_bandwidth_mbps = limit(v, LIMIT_NONE.1),
+            Param::ReadBandwidthMbps => p.controller.read_bandwidth_mbps = limit(v, LIMIT_NONE.1),
+            Param::WriteCmdLimitKiops => {
+                p.controller.write_cmd_limit_kiops = limit(v, WRITE_CMD_NONE.1.min(p.controller.cmd_limit_kiops));
+            }
         }
     }
 
@@ -99,7 +147,9 @@ impl Param {
     /// 176L at 4 planes down to ~48 MB/s/die, the planar-TLC era), QLC 2-25 ms (40 MB/s/die
     /// for 144L down to 12 MB/s/die for 64L, ISSCC 2018/2021). Controller: command limits of
     /// 0.1-6 M/s, firmware/ECC read overhead 2-60 us, write acknowledgement 2-60 us (spec-sheet
-    /// write latencies are 5-20 us). Currents: 5-60 mA (SimpleSSD/Amber ~25 mA).
+    /// write latencies are 5-20 us). Currents: 5-60 mA (SimpleSSD/Amber ~25 mA). Datapaths
+    /// 10 MB/s-32 GB/s (32 GB/s, above a Gen5 x8 link, is no limit), write commands 10-6000 k/s.
+    /// TLC tPROG up to 6 ms: the P5520's floating-gate TLC fits 5.0 ms on its random writes.
     pub fn bounds(self, cell: &str) -> (f64, f64) {
         let qlc = cell == "qlc";
         match self {
@@ -107,11 +157,13 @@ impl Param {
             Param::ReadOverheadUs => (2.0, 60.0),
             Param::WriteAckUs => (2.0, 60.0),
             Param::TProgUs if qlc => (2000.0, 25_000.0),
-            Param::TProgUs => (700.0, 4000.0),
+            Param::TProgUs => (700.0, 6000.0),
             Param::TRUs if qlc => (60.0, 200.0),
             Param::TRUs => (30.0, 90.0),
             Param::IccReadMa | Param::IccProgMa | Param::IccEraseMa => (5.0, 60.0),
             Param::PowerWindowUs => (100.0, 1_000_000.0),
+            Param::WriteBandwidthMbps | Param::ReadBandwidthMbps => LIMIT_NONE,
+            Param::WriteCmdLimitKiops => WRITE_CMD_NONE,
         }
     }
 
@@ -122,12 +174,18 @@ impl Param {
         match self {
             Param::CmdLimitKiops => p.metric != Metric::Power,
             Param::ReadOverheadUs | Param::TRUs => reads,
-            Param::WriteAckUs | Param::TProgUs => writes,
+            Param::WriteAckUs | Param::TProgUs | Param::WriteBandwidthMbps | Param::WriteCmdLimitKiops => writes,
+            Param::ReadBandwidthMbps => reads,
             Param::IccReadMa | Param::IccProgMa | Param::IccEraseMa => p.metric == Metric::Power,
             Param::PowerWindowUs => false,
         }
     }
 }
+
+/// Bounds of a datapath limit, MB/s; the upper one stands for none.
+const LIMIT_NONE: (f64, f64) = (10.0, 32_000.0);
+/// Bounds of the write-command limit, k/s; the upper one stands for none.
+const WRITE_CMD_NONE: (f64, f64) = (10.0, 6000.0);
 
 /// `t_r_us` scaled by `k`, rounded to 0.1 us.
 pub fn scaled_t_r(t: &[f64], k: f64) -> Vec<f64> {
@@ -137,5 +195,27 @@ pub fn scaled_t_r(t: &[f64], k: f64) -> Vec<f64> {
 impl fmt::Display for Param {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.key())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_optional_limit_at_its_upper_bound_is_unset() {
+        let mut p = ftl::profile::load("tiny").unwrap().profile;
+        assert!(Param::WriteBandwidthMbps.is_unset_in(&p));
+        assert_eq!(Param::WriteBandwidthMbps.get(&p), LIMIT_NONE.1, "unset reads as no limit");
+        Param::WriteBandwidthMbps.set(&mut p, 850.0);
+        assert_eq!(p.controller.write_bandwidth_mbps, Some(850.0));
+        Param::WriteBandwidthMbps.set(&mut p, LIMIT_NONE.1);
+        assert_eq!(p.controller.write_bandwidth_mbps, None);
+        // The write-command limit may not exceed the command limit: at or above it, none.
+        let cmd = p.controller.cmd_limit_kiops;
+        Param::WriteCmdLimitKiops.set(&mut p, cmd / 2.0);
+        assert_eq!(p.controller.write_cmd_limit_kiops, Some(cmd / 2.0));
+        Param::WriteCmdLimitKiops.set(&mut p, cmd);
+        assert_eq!(p.controller.write_cmd_limit_kiops, None);
     }
 }

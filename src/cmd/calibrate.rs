@@ -25,7 +25,8 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Parameters to fit, comma-separated keys (default: cmd_limit_kiops, read_overhead_us,
-    /// write_ack_us, t_prog_us, t_r_us; also icc_read_ma, icc_prog_ma, icc_erase_ma, window_us).
+    /// write_ack_us, t_prog_us, t_r_us, write_bandwidth_mbps, read_bandwidth_mbps; also
+    /// write_cmd_limit_kiops, icc_read_ma, icc_prog_ma, icc_erase_ma, window_us).
     #[arg(long, value_delimiter = ',')]
     pub params: Vec<String>,
     #[command(flatten)]
@@ -33,6 +34,10 @@ pub struct CalibrateArgs {
     /// Gauss-Newton iterations.
     #[arg(long, default_value_t = 6)]
     pub max_iter: usize,
+    /// Values per parameter of the scan across its bounds that picks the starting point (0: start
+    /// from the base profile's values).
+    #[arg(long, default_value_t = 6)]
+    pub scan_points: usize,
 }
 
 pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
@@ -82,6 +87,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
         params: params_sel,
         settings: RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(interrupt_flag()), from_drive: None },
         max_iter: a.max_iter,
+        scan_points: a.scan_points,
         ..Default::default()
     };
     let result = fit::fit(&base, &plans, &opts).map_err(|e| match e {
@@ -137,14 +143,17 @@ fn report(r: &FitResult) -> String {
     for p in &r.params {
         let _ = writeln!(
             t,
-            "{:<30} {:>10.1} {:>10.1}   [{}, {}]{}",
+            "{:<30} {:>10} {:>10}   [{}, {}]{}",
             p.key,
-            p.start,
-            p.fitted,
+            shown(p.start, p.start_none),
+            shown(p.fitted, p.fitted_none),
             p.lower,
             p.upper,
             if p.at_bound { "  AT BOUND" } else { "" }
         );
+    }
+    for (key, from, to) in &r.scan_moves {
+        let _ = writeln!(t, "axis scan: started {key} at {to:.1} (base {from:.1})");
     }
     let _ = writeln!(
         t,
@@ -158,6 +167,15 @@ fn report(r: &FitResult) -> String {
         r.seed
     );
     t
+}
+
+/// A parameter's value, or "none" for an optional limit left unset.
+fn shown(v: f64, none: bool) -> String {
+    if none {
+        "none".into()
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// The comment block recording the fit, prepended to the profile.
@@ -178,7 +196,7 @@ fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
     );
     for p in &r.params {
         let b = if p.at_bound { " (at its physical bound)" } else { "" };
-        let _ = writeln!(t, "#   {} {} -> {}{b}", p.key, p.start, p.fitted);
+        let _ = writeln!(t, "#   {} {} -> {}{b}", p.key, shown(p.start, p.start_none), shown(p.fitted, p.fitted_none));
     }
     for p in &r.points {
         let _ = writeln!(
