@@ -195,7 +195,7 @@ fn anchored_predictions_beat_absolute_ones_on_a_known_truth() {
     let truth_rows = measured::parse(&rows_text("tiny", &[1.0; 5]), "truth.csv").unwrap();
     let (plans, skipped) = plan_rows(&truth_rows, &profile_facts);
     assert!(skipped.is_empty(), "{}", skipped.iter().map(|s| s.reason.clone()).collect::<String>());
-    let settings = RunSettings { scale_divisor: None, seed: 11, stop: None, from_drive: None };
+    let settings = RunSettings { seed: 11, ..Default::default() };
     let truth: Vec<f64> = run_plans(&plans, &settings).into_iter().map(|r| r.expect("truth runs").value).collect();
     // The model: tiny with slower programs and a faster command processor than the truth.
     let toml = String::from_utf8(ssdlab(&["drive", "show", "tiny"]).stdout).unwrap();
@@ -209,11 +209,7 @@ fn anchored_predictions_beat_absolute_ones_on_a_known_truth() {
     let csv = dir.join("measured.csv");
     std::fs::write(&csv, rows_text(model.to_str().unwrap(), &truth)).unwrap();
     let rows = measured::read_file(&csv).unwrap();
-    let report = validate_anchored(
-        &rows,
-        Some(&rows),
-        &RunSettings { scale_divisor: None, seed: 1, stop: None, from_drive: None },
-    );
+    let report = validate_anchored(&rows, Some(&rows), &RunSettings::default());
     let summary = report.anchored.expect("anchored summary with a baseline");
     assert_eq!(summary.rows, 5, "every row has a baseline in another configuration");
     for r in &report.rows {

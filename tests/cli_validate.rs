@@ -141,6 +141,49 @@ fn calibrate_writes_a_profile_that_loads_with_the_fit_recorded() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `--profile` runs the rows of a drive that is not embedded on the given TOML: a copy of tiny
+/// under another name predicts what tiny does; without it the rows are skipped, and two files
+/// for one drive are refused (exit 2).
+#[test]
+fn validate_runs_a_drive_that_is_not_embedded_from_its_profile() {
+    let dir = temp_dir("profile-flag");
+    let o = ssdlab(&["drive", "show", "tiny"]);
+    assert!(o.status.success());
+    let tiny = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(tiny.contains("name = \"tiny\""), "{tiny}");
+    let copy = dir.join("copy.toml");
+    std::fs::write(&copy, tiny.replacen("name = \"tiny\"", "name = \"tiny-copy\"", 1)).expect("write profile");
+    let csv = dir.join("m.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "{HEAD}\
+             a,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n\
+             b,tiny-copy,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n"
+        ),
+    )
+    .expect("write csv");
+    let copy_arg = copy.to_str().expect("UTF-8 path");
+    let v = validate_json(&csv, &dir.join("out"), &["--profile", copy_arg]);
+    let rows = v["rows"].as_array().expect("rows");
+    let predicted = |id: &str| rows.iter().find(|r| r["id"] == id).map(|r| r["predicted"].clone());
+    assert!(predicted("b").is_some(), "the copy's row runs: {v}");
+    assert_eq!(predicted("a"), predicted("b"), "the same profile predicts the same");
+    let v = validate_json(&csv, &dir.join("out2"), &[]);
+    assert!(v["skipped"].to_string().contains("no drive profile `tiny-copy`"), "{v}");
+    let o = ssdlab(&[
+        "validate",
+        "--measured",
+        csv.to_str().expect("UTF-8 path"),
+        "--profile",
+        copy_arg,
+        "--profile",
+        copy_arg,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("one profile per drive"));
+}
+
 /// `write_bandwidth_mbps` of the calibrated profile (as `drive show` resolves it), if set.
 fn fitted_write_datapath(profile: &std::path::Path) -> Option<f64> {
     let o = ssdlab(&["drive", "show", profile.to_str().expect("UTF-8 path")]);

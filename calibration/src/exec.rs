@@ -36,15 +36,23 @@ pub struct RunSettings {
     /// one: its fill and preconditioning replace the plan's own; a group whose capacity or
     /// scale differs from the snapshot's is refused.
     pub from_drive: Option<std::path::PathBuf>,
+    /// Profiles by their names, for drives not embedded (or to replace an embedded one): a
+    /// plan whose drive names one runs on it.
+    pub profiles: Vec<Arc<ValidatedProfile>>,
 }
 
 impl Default for RunSettings {
     fn default() -> Self {
-        RunSettings { scale_divisor: None, seed: 1, stop: None, from_drive: None }
+        RunSettings { scale_divisor: None, seed: 1, stop: None, from_drive: None, profiles: Vec::new() }
     }
 }
 
 impl RunSettings {
+    /// The profile given for drive `name`, if any (see [`Self::profiles`]).
+    pub fn profile_named(&self, name: &str) -> Option<&ValidatedProfile> {
+        self.profiles.iter().map(|p| &**p).find(|p| p.profile.name == name)
+    }
+
     /// The stop token is set: results from now on are incomplete.
     pub fn stopped(&self) -> bool {
         self.stop.as_deref().is_some_and(|s| s.load(Ordering::SeqCst))
@@ -162,6 +170,7 @@ fn run_group(
         return Vec::new();
     };
     let p0 = &plans[first];
+    let profile = profile.or_else(|| s.profile_named(&p0.drive));
     let mut cfg = SimConfig::new(p0.drive.clone(), s.seed);
     cfg.user_capacity_bytes = p0.user_capacity_bytes;
     cfg.power_cap_w = p0.power_cap_w;

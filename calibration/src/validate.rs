@@ -68,9 +68,13 @@ pub struct Report {
 
 /// Drive facts for the mapping from the embedded profiles or profile files.
 pub fn profile_facts(name: &str) -> Option<DriveFacts> {
-    let p = profile::load(name).ok()?;
+    profile::load(name).ok().map(|p| facts_of(&p))
+}
+
+/// The facts of one profile.
+fn facts_of(p: &ftl::ValidatedProfile) -> DriveFacts {
     let states_w = p.profile.power.states_w.clone();
-    Some(DriveFacts { ps0_w: states_w.first().copied().unwrap_or(f64::INFINITY), states_w })
+    DriveFacts { ps0_w: states_w.first().copied().unwrap_or(f64::INFINITY), states_w }
 }
 
 /// Maps every row: runnable plans and skipped rows (in file order).
@@ -98,8 +102,9 @@ pub fn validate_anchored(rows: &[MeasuredRow], baseline: Option<&[MeasuredRow]>,
     let mut plans = Vec::new();
     let mut plan_row = Vec::new();
     let mut skipped = Vec::new();
+    let facts = |name: &str| s.profile_named(name).map(facts_of).or_else(|| profile_facts(name));
     for r in rows {
-        match map_row(r, &profile_facts) {
+        match map_row(r, &facts) {
             Mapping::Run(p) => {
                 plans.push(*p);
                 plan_row.push(r);
@@ -116,7 +121,7 @@ pub fn validate_anchored(rows: &[MeasuredRow], baseline: Option<&[MeasuredRow]>,
             let known = plan_row.iter().position(|r| same_row(r, b));
             let at = match known {
                 Some(j) => j,
-                None => match map_row(b, &profile_facts) {
+                None => match map_row(b, &facts) {
                     Mapping::Run(p) => {
                         plans.push(*p);
                         plan_row.push(b);

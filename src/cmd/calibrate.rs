@@ -85,7 +85,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), CliError> {
     }
     let opts = FitOptions {
         params: params_sel,
-        settings: RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(interrupt_flag()), from_drive: None },
+        settings: RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(interrupt_flag()), ..Default::default() },
         max_iter: a.max_iter,
         scan_points: a.scan_points,
         ..Default::default()

@@ -98,7 +98,13 @@ pub fn run(a: PredictArgs) -> Result<(), CliError> {
         &base,
         &whatifs,
         a.seeds,
-        &RunSettings { scale_divisor, seed: a.sim.seed, stop: None, from_drive: a.from_drive.clone() },
+        &RunSettings {
+            scale_divisor,
+            seed: a.sim.seed,
+            stop: None,
+            from_drive: a.from_drive.clone(),
+            ..Default::default()
+        },
     )
     .map_err(CliError::failed)?;
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";

@@ -30,6 +30,10 @@ pub struct ValidateArgs {
     /// Also write validation.json, validation.txt and validation.svg (predicted vs measured) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A drive profile TOML (repeatable): rows whose drive is its name run on it, e.g. a drive
+    /// that is not embedded, or the output of `ssdlab calibrate` in place of the embedded one.
+    #[arg(long = "profile")]
+    pub profiles: Vec<PathBuf>,
     #[command(flatten)]
     pub sim: SimArgs,
 }
@@ -44,8 +48,9 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         super::preflight::check_output_dir("--out", dir)?;
     }
     let scale_divisor = a.sim.scale_divisor()?;
+    let profiles = load_profiles(&a.profiles)?;
     let stop = interrupt_flag();
-    let settings = RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(stop), from_drive: None };
+    let settings = RunSettings { scale_divisor, seed: a.sim.seed, stop: Some(stop), from_drive: None, profiles };
     let report = validate::validate_anchored(&rows, baseline.as_deref(), &settings);
     let json = serde_json::to_string_pretty(&report).map_err(CliError::failed)? + "\n";
     let table = validate::table(&report);
@@ -77,4 +82,25 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// The `--profile` files, each validated; two with one name are refused (which would run?).
+fn load_profiles(paths: &[PathBuf]) -> Result<Vec<std::sync::Arc<ftl::ValidatedProfile>>, CliError> {
+    let mut out: Vec<std::sync::Arc<ftl::ValidatedProfile>> = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::bad_input(format!("--profile {}: {e}", path.display())))?;
+        let p = ftl::profile::parse(&text, &path.display().to_string()).map_err(CliError::bad_input)?;
+        if let Some(j) = out.iter().position(|q| q.profile.name == p.profile.name) {
+            return Err(CliError::bad_input(format!(
+                "--profile {}: drive `{}` is given by --profile {} already (one profile per drive)",
+                path.display(),
+                p.profile.name,
+                paths[j].display()
+            )));
+        }
+        debug_assert_eq!(out.len(), i);
+        out.push(std::sync::Arc::new(p));
+    }
+    Ok(out)
 }
