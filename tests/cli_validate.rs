@@ -25,6 +25,13 @@ fn small_csv(dir: &std::path::Path) -> PathBuf {
     p
 }
 
+/// `dir/name`, written with the measured.csv header and `rows`.
+fn csv_of(dir: &std::path::Path, name: &str, rows: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("{HEAD}{rows}")).expect("write csv");
+    p
+}
+
 /// `ssdlab validate` on `csv` with `extra` flags, JSON on stdout and the report files in `out`.
 fn validate_json(csv: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> Value {
     let mut args = vec!["validate", "--measured", csv.to_str().expect("UTF-8 path")];
@@ -153,16 +160,12 @@ fn validate_runs_a_drive_that_is_not_embedded_from_its_profile() {
     assert!(tiny.contains("name = \"tiny\""), "{tiny}");
     let copy = dir.join("copy.toml");
     std::fs::write(&copy, tiny.replacen("name = \"tiny\"", "name = \"tiny-copy\"", 1)).expect("write profile");
-    let csv = dir.join("m.csv");
-    std::fs::write(
-        &csv,
-        format!(
-            "{HEAD}\
-             a,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n\
-             b,tiny-copy,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n"
-        ),
-    )
-    .expect("write csv");
+    let csv = csv_of(
+        &dir,
+        "m.csv",
+        "a,tiny,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n\
+         b,tiny-copy,,,fio,steady,4k random read,4k,100,yes,32,1,iops,38000,iops,\n",
+    );
     let copy_arg = copy.to_str().expect("UTF-8 path");
     let v = validate_json(&csv, &dir.join("out"), &["--profile", copy_arg]);
     let rows = v["rows"].as_array().expect("rows");
@@ -200,12 +203,7 @@ fn fitted_write_datapath(profile: &std::path::Path) -> Option<f64> {
 #[test]
 fn calibrate_finds_a_limit_that_binds_nothing_at_the_start() {
     let dir = temp_dir("calibrate-scan");
-    let csv = dir.join("m.csv");
-    std::fs::write(
-        &csv,
-        format!("{HEAD}seqw,tiny,,,fio,steady,128k sequential write,128k,0,no,32,1,bandwidth,60,MB/s,\n"),
-    )
-    .expect("write csv");
+    let csv = csv_of(&dir, "m.csv", "seqw,tiny,,,fio,steady,128k sequential write,128k,0,no,32,1,bandwidth,60,MB/s,\n");
     let fit = |scan: &str| {
         let out = dir.join(format!("tiny-scan{scan}.toml"));
         let o = ssdlab(&[

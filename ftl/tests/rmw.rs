@@ -201,12 +201,17 @@ fn sub_unit_random_writes_are_not_faster_than_4k_on_every_profile() {
     }
 }
 
-/// NAND bytes one read of `len` bytes at `offset` moves (QD 1, the drive idle before and after).
-fn read_bytes(d: &mut SimSsd, offset: u64, len: u32) -> u64 {
+/// NAND bytes one command of `len` bytes at `offset` reads (QD 1, the drive idle before and
+/// after; a fresh, filled drive runs no GC): a read's data, or a write's read-modify-write.
+fn nand_read_bytes(d: &mut SimSsd, op: HostOp, offset: u64, len: u32) -> u64 {
     let r0 = d.counters().nand_read_bytes;
-    d.submit(0, HostOp::Read, offset, len).unwrap();
+    d.submit(0, op, offset, len).unwrap();
     while d.next_completion(None).is_some() {}
     d.counters().nand_read_bytes - r0
+}
+
+fn read_bytes(d: &mut SimSsd, offset: u64, len: u32) -> u64 {
+    nand_read_bytes(d, HostOp::Read, offset, len)
 }
 
 #[test]
@@ -231,13 +236,8 @@ fn a_read_of_part_of_a_unit_moves_only_the_codewords_it_covers() {
     assert_eq!(read_bytes(&mut d, 100 * MU + 2048, 4096), 2 * MU);
 }
 
-/// NAND bytes the read-modify-write of one write of `len` bytes at `offset` moves (QD 1, the
-/// drive idle before and after; a fresh, filled drive runs no GC).
 fn rmw_bytes(d: &mut SimSsd, offset: u64, len: u32) -> u64 {
-    let r0 = d.counters().nand_read_bytes;
-    d.submit(0, HostOp::Write, offset, len).unwrap();
-    while d.next_completion(None).is_some() {}
-    d.counters().nand_read_bytes - r0
+    nand_read_bytes(d, HostOp::Write, offset, len)
 }
 
 #[test]

@@ -28,6 +28,16 @@ pub(crate) struct Cmd {
 const CODEWORD_BYTES: u32 = 4096;
 
 impl Cmd {
+    /// The bytes `[lo, hi)` the command covers of its `i`-th unit of `mu` bytes, counted from
+    /// the first unit's start.
+    #[inline]
+    fn unit_span(&self, i: u32, mu: u32) -> (u64, u64) {
+        let end = u64::from(self.head_off) + u64::from(self.len);
+        let unit_lo = u64::from(i) * u64::from(mu);
+        let lo = if i == 0 { u64::from(self.head_off) } else { unit_lo };
+        (lo, end.min(unit_lo + u64::from(mu)))
+    }
+
     /// Bytes a read of this command moves out of NAND for its `i`-th unit of `mu` bytes: the
     /// codewords the command covers in it (all of a middle unit).
     #[inline]
@@ -35,10 +45,7 @@ impl Cmd {
         if mu <= CODEWORD_BYTES {
             return mu;
         }
-        let end = u64::from(self.head_off) + u64::from(self.len); // from the first unit's start
-        let unit_lo = u64::from(i) * u64::from(mu);
-        let lo = if i == 0 { u64::from(self.head_off) } else { unit_lo };
-        let hi = end.min(unit_lo + u64::from(mu));
+        let (lo, hi) = self.unit_span(i, mu);
         let cw = u64::from(CODEWORD_BYTES);
         let bytes = (hi.div_ceil(cw) * cw - lo / cw * cw).min(u64::from(mu));
         u32::try_from(bytes).unwrap_or(mu) // at most `mu`
@@ -52,10 +59,7 @@ impl Cmd {
         if mu <= CODEWORD_BYTES {
             return mu;
         }
-        let end = u64::from(self.head_off) + u64::from(self.len); // from the first unit's start
-        let unit_lo = u64::from(i) * u64::from(mu);
-        let lo = if i == 0 { u64::from(self.head_off) } else { unit_lo };
-        let hi = end.min(unit_lo + u64::from(mu));
+        let (lo, hi) = self.unit_span(i, mu);
         let cw = u64::from(CODEWORD_BYTES);
         let whole = (hi / cw).saturating_sub(lo.div_ceil(cw)) * cw;
         u32::try_from(u64::from(mu) - whole.min(u64::from(mu))).unwrap_or(mu) // at most `mu`
