@@ -78,12 +78,6 @@ impl Param {
         }
     }
 
-    /// An optional limit of the profile: unset means none, which the fit reads as its upper
-    /// bound (a limit there binds nothing) and writes back as unset.
-    pub fn is_optional_limit(self) -> bool {
-        matches!(self, Param::WriteBandwidthMbps | Param::ReadBandwidthMbps | Param::WriteCmdLimitKiops)
-    }
-
     pub fn from_key(s: &str) -> Option<Param> {
         ALL.into_iter().find(|p| p.key() == s || p.key().split('.').nth(1) == Some(s))
     }
@@ -105,7 +99,8 @@ impl Param {
         }
     }
 
-    /// Whether `p` leaves this optional limit unset (no limit).
+    /// Whether `p` leaves this parameter unset: an optional limit with no value, which the fit
+    /// reads as its upper bound (a limit there binds nothing) and writes back unset.
     pub fn is_unset_in(self, p: &DriveProfile) -> bool {
         match self {
             Param::WriteBandwidthMbps => p.controller.write_bandwidth_mbps.is_none(),

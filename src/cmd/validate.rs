@@ -87,10 +87,11 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
 /// The `--profile` files, each validated; two with one name are refused (which would run?).
 fn load_profiles(paths: &[PathBuf]) -> Result<Vec<std::sync::Arc<ftl::ValidatedProfile>>, CliError> {
     let mut out: Vec<std::sync::Arc<ftl::ValidatedProfile>> = Vec::new();
-    for (i, path) in paths.iter().enumerate() {
+    for path in paths {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::bad_input(format!("--profile {}: {e}", path.display())))?;
         let p = ftl::profile::parse(&text, &path.display().to_string()).map_err(CliError::bad_input)?;
+        // `out` holds one profile per path so far, in order: its index is the path's.
         if let Some(j) = out.iter().position(|q| q.profile.name == p.profile.name) {
             return Err(CliError::bad_input(format!(
                 "--profile {}: drive `{}` is given by --profile {} already (one profile per drive)",
@@ -99,7 +100,6 @@ fn load_profiles(paths: &[PathBuf]) -> Result<Vec<std::sync::Arc<ftl::ValidatedP
                 paths[j].display()
             )));
         }
-        debug_assert_eq!(out.len(), i);
         out.push(std::sync::Arc::new(p));
     }
     Ok(out)
