@@ -41,16 +41,16 @@ pub(super) fn axis_scan(
     if opts.settings.stopped() {
         return (x0, pred0, loss0); // incomplete: start from the start
     }
-    // Per parameter, its best value if it beats the start.
-    let mut best: Vec<Option<(f64, f64)>> = vec![None; x0.len()];
-    for (j, v, _, l) in &tried {
-        if *l < loss0 && best[*j].is_none_or(|(_, bl)| *l < bl) {
-            best[*j] = Some((*v, *l));
+    // Per parameter, the index of its best try if that beats the start (the first of equals).
+    let mut best: Vec<Option<usize>> = vec![None; x0.len()];
+    for (i, (j, _, _, l)) in tried.iter().enumerate() {
+        if *l < loss0 && best[*j].is_none_or(|b| *l < tried[b].3) {
+            best[*j] = Some(i);
         }
     }
-    let Some((single, _)) =
-        tried.iter().enumerate().filter(|(_, t)| t.3 < loss0).min_by(|a, b| a.1 .3.total_cmp(&b.1 .3))
-    else {
+    // The best single move: the least of the per-parameter bests (tries are in parameter order,
+    // so among equals the first try, as a scan of all of them would pick).
+    let Some(single) = best.iter().flatten().copied().min_by(|&a, &b| tried[a].3.total_cmp(&tried[b].3)) else {
         return (x0, pred0, loss0);
     };
     let (j1, v1, p1, l1) = tried[single].clone();
@@ -58,7 +58,7 @@ pub(super) fn axis_scan(
     x1[j1] = v1;
     let mut chosen = (x1, p1, l1);
     if best.iter().flatten().count() > 1 {
-        let xc: Vec<f64> = x0.iter().zip(&best).map(|(&x, b)| b.map_or(x, |(v, _)| v)).collect();
+        let xc: Vec<f64> = x0.iter().zip(&best).map(|(&x, b)| b.map_or(x, |i| tried[i].1)).collect();
         let all = vec![true; ev.plans.len()];
         let pc = ev.eval(&xc, &all, None);
         let lc = ev.loss(&pc);
