@@ -13,17 +13,22 @@ use common::{closed_loop, fill_sequential as fill};
 
 const BS: u32 = 128 * 1024;
 
-/// generic-tlc (its NAND and link well above the limits tried), with both datapath limits at
-/// `datapath_mbps` when given.
+/// generic-tlc (its NAND and link well above the limits tried) without its own datapath limits,
+/// with both at `datapath_mbps` when given.
 fn drive(datapath_mbps: Option<f64>) -> SimSsd {
     let text = ftl::profile::EMBEDDED.iter().find(|(n, _)| *n == "generic-tlc").map(|e| e.1).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("read_bandwidth_mbps") && !l.starts_with("write_bandwidth_mbps"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let text = match datapath_mbps {
         Some(b) => text.replacen(
             "plp = true",
             &format!("plp = true\nread_bandwidth_mbps = {b:.1}\nwrite_bandwidth_mbps = {b:.1}"),
             1,
         ),
-        None => text.to_string(),
+        None => text,
     };
     let p = ftl::profile::parse(&text, "datapath").unwrap();
     SimSsd::new(&p, &DeviceOptions { scale_divisor: 4096, ..Default::default() }).unwrap()
