@@ -482,7 +482,10 @@ impl FtlCore {
             // fill a shared stream's open blocks): another lane starts only while the reserve,
             // less a block for the stream's open unit, could hold all the lanes' data.
             let sure_room = free_room.min(self.cfg.host_reserve_blocks as u64 * mpb).saturating_sub(mpb);
-            let held: u64 = self.reloc.victims().map(|b| self.blocks.valid[b.idx()] as u64).sum();
+            // The lanes' victims hold all the valid data of victims (the others are moved out,
+            // waiting for their erase).
+            let held = self.blocks.victim_valid;
+            debug_assert_eq!(held, self.reloc.victims().map(|b| u64::from(self.blocks.valid[b.idx()])).sum::<u64>());
             held + need <= sure_room
         };
         if !fits && free_room == 0 && !self.reloc.any_active() {
