@@ -215,7 +215,8 @@ impl FtlCore {
                 if n >= max_wls {
                     return Step::More;
                 }
-                if !self.gc_has_room_for_unit() {
+                // The word line moves its live units only, at most a program unit's worth.
+                if !self.gc_has_room_for(self.blocks.valid[lane.block.idx()].min(self.layout.mus_per_pu)) {
                     return Step::Stalled;
                 }
                 if (self.ahead.victim, self.ahead.wl) != (lane.block, lane.wl) {
@@ -272,9 +273,12 @@ impl FtlCore {
         }
     }
 
-    /// Whether the GC stream can take another word line's worth of units.
-    fn gc_has_room_for_unit(&self) -> bool {
-        self.blocks.free_total() > 0 || self.open_room_reaches(self.stream_index(GC), self.layout.mus_per_pu as u64)
+    /// Whether the GC stream can take `need` more units. Asking for a whole program unit when
+    /// the drive has no free block would stall a victim whose few live units fit in the open
+    /// unit: with blocks of one program unit and no PLP, GC then padded every victim's unit
+    /// to a whole block and freed none (swarm seed 256).
+    fn gc_has_room_for(&self, need: u32) -> bool {
+        self.blocks.free_total() > 0 || self.open_room_reaches(self.stream_index(GC), u64::from(need))
     }
 
     /// Makes word line `wl` of `victim` the next to prefetch and starts fetching its spare area
