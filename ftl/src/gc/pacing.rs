@@ -141,6 +141,10 @@ impl SimSsd {
             match step {
                 // Lanes finished: more may start.
                 Step::Done => continue,
+                // Flat out with the NAND idle, no completion will call GC again (host writes
+                // wait for space): it moves on while the buffer has room (swarm seed 2760 left
+                // two writes waiting forever, its moved data short of a program unit).
+                Step::More if urgent && self.flash.in_flight() == 0 => continue,
                 Step::More | Step::Stalled => break,
             }
         }

@@ -305,5 +305,6 @@ fn swarm() {
 const DEFAULT_SEEDS: u64 = 200;
 
 /// Seeds beyond those that once failed, run every time (what each found is said where it was
-/// fixed): 256 (GC padded a whole block per victim and freed none, `relocate.rs`).
-const REGRESSION_SEEDS: [u64; 1] = [256];
+/// fixed): 256 (GC padded a whole block per victim and freed none, `relocate.rs`), 2760 (GC
+/// stopped with the NAND idle and host writes waiting, `pacing.rs`).
+const REGRESSION_SEEDS: [u64; 2] = [256, 2760];
