@@ -185,7 +185,7 @@ impl SimSsd {
             dropped_commands: self.outstanding as u64,
             ..Default::default()
         };
-        self.flash.power_cut();
+        self.flash.power_cut(self.now);
         // Victims whose erase was submitted are exactly those no longer queued (and not still
         // being relocated: that one holds live data and is rebuilt like a closed block).
         let mut queued: std::collections::HashSet<BlockId> = self.victims.iter().map(|&(b, _)| b).collect();

@@ -535,9 +535,9 @@ impl Flash {
         }
     }
 
-    /// Forgets everything queued or running (sudden power loss): the caller decides what the
-    /// interrupted operations mean for the data.
-    pub fn power_cut(&mut self) -> Vec<NandOp> {
+    /// Forgets everything queued or running (sudden power loss at `now`): the caller decides
+    /// what the interrupted operations mean for the data.
+    pub fn power_cut(&mut self, now: SimTime) -> Vec<NandOp> {
         let mut lost = Vec::new();
         for d in &mut self.dies {
             if let Some(r) = d.running.take() {
@@ -561,7 +561,7 @@ impl Flash {
         self.plane_free.fill(SimTime::ZERO);
         self.queued = 0;
         if let Some(g) = self.governor.as_deref_mut() {
-            g.clear();
+            g.clear(now);
         }
         lost
     }

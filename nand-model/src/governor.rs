@@ -332,11 +332,16 @@ impl Governor {
         }
     }
 
-    /// Forgets waiting and running ops (power cut); an open throttled span ends unaccounted.
-    pub fn clear(&mut self) {
+    /// Forgets waiting and running ops (power cut at `now`); an open throttled span ends there.
+    /// (Dropped unaccounted, it took back throttled time the meter's series had already
+    /// counted, and the next interval's share came out negative: swarm seed 5792.)
+    pub fn clear(&mut self, now: SimTime) {
         self.waiting.clear();
         self.waiting_reads.clear();
-        self.throttled_since = None;
+        self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+        if let Some(t) = self.throttled_since.take() {
+            self.stats.throttled_ns += now - t;
+        }
         self.active_w = 0.0;
         self.active_ops = 0;
         self.wake_at = None;

@@ -306,5 +306,6 @@ const DEFAULT_SEEDS: u64 = 200;
 
 /// Seeds beyond those that once failed, run every time (what each found is said where it was
 /// fixed): 256 (GC padded a whole block per victim and freed none, `relocate.rs`), 2760 (GC
-/// stopped with the NAND idle and host writes waiting, `pacing.rs`).
-const REGRESSION_SEEDS: [u64; 2] = [256, 2760];
+/// stopped with the NAND idle and host writes waiting, `pacing.rs`), 5792 (a power cut under
+/// a power cap made the meter's throttled time negative, `governor.rs`).
+const REGRESSION_SEEDS: [u64; 3] = [256, 2760, 5792];
