@@ -5,7 +5,7 @@ use crate::candidates::Candidates;
 use crate::die_mask::DieMask;
 use crate::ids::BlockId;
 use crate::layout::Layout;
-use crate::superblocks::Superblocks;
+use crate::superblocks::{SuperblockRef, Superblocks};
 use std::collections::VecDeque;
 
 /// Life cycle of a die-block: Free -> Open (being written) -> Closed (full) -> Victim (data
@@ -243,6 +243,52 @@ impl BlockTable {
     pub fn is_candidate(&self, b: BlockId, mus_per_block: u32) -> bool {
         let i = b.idx();
         self.state[i] == BlockState::Closed && self.write_ptr[i] > 0 && self.valid[i] < mus_per_block
+    }
+
+    /// `b`'s superblock, to be collected further on other dies (`None` for a block in none).
+    pub fn superblock_of(&self, b: BlockId) -> Option<SuperblockRef> {
+        self.superblocks.of(b)
+    }
+
+    /// The candidate of `die` with fewer than `limit` valid units in superblock `r` (of several,
+    /// the least key: the fewest valid units, then the latest changed), if `r` still exists.
+    /// A pass over the die's slot numbers, which rarely match, unless an earlier pass found
+    /// none there.
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
+    pub fn candidate_in_superblock(&mut self, r: SuperblockRef, die: u32, limit: u32) -> Option<BlockId> {
+        let slot = self.superblocks.slot(r)?;
+        if !self.superblocks.may_hold(slot, die) {
+            return None;
+        }
+        let first = (die * self.blocks_per_die) as usize;
+        let range = first..first + self.blocks_per_die as usize;
+        let (keys, limit_key) = self.candidates.keys_and_limit(range.clone(), limit);
+        let (slots, _) = self.superblocks.slots_and_fills(range);
+        let (mut best_key, mut best_at) = (limit_key, usize::MAX);
+        // Chunks without a member (nearly all) are passed over by a branch-free test that the
+        // compiler vectorises.
+        const CHUNK: usize = 16;
+        for (c, chunk) in slots.chunks(CHUNK).enumerate() {
+            if !chunk.iter().fold(false, |any, &s| any | (s == slot)) {
+                continue;
+            }
+            for (i, &s) in chunk.iter().enumerate() {
+                let j = c * CHUNK + i;
+                if s == slot && keys[j] < best_key {
+                    (best_key, best_at) = (keys[j], j);
+                }
+            }
+        }
+        if best_at == usize::MAX {
+            self.superblocks.done_on_die(slot, die);
+            return None;
+        }
+        Some(BlockId::new((first + best_at) as u32))
+    }
+
+    /// Whether superblock `r` may still hold a GC candidate (see [`Self::candidate_in_superblock`]).
+    pub fn superblock_may_hold_any(&self, r: SuperblockRef) -> bool {
+        self.superblocks.may_hold_any(r)
     }
 
     /// The candidate of `die` with fewer than `limit` valid units whose superblock holds the

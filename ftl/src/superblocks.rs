@@ -15,8 +15,20 @@
 
 use crate::ids::BlockId;
 
+/// Words of a bit per die.
+fn words_for(dies: u32) -> usize {
+    (dies.max(1) as usize).div_ceil(64)
+}
+
 /// Superblock of a block never opened (reserved blocks, and free blocks of a new drive).
 pub const NO_GROUP: u32 = u32::MAX;
+
+/// A superblock as held between calls: its slot and its number there.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SuperblockRef {
+    slot: u32,
+    serial: u64,
+}
 
 /// A superblock's valid and written units.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,11 +49,22 @@ pub struct Superblocks {
     fill: Vec<Fill>,
     /// Slots with no members.
     free_slots: Vec<u32>,
+    /// Per slot: the number of the superblock in it (superblocks are numbered as they start, so
+    /// a reference to a slot can tell whether the slot has been reused since).
+    serial: Vec<u64>,
+    /// Superblocks started so far.
+    started: u64,
     /// Per stream: the slot it opens blocks into and how many it opened there.
     current: [u32; 2],
     opened_in_current: [u32; 2],
     /// Blocks a superblock spans (the dies).
     width: u32,
+    /// Per slot, `words` words of a bit per die: the superblock may still hold a GC candidate
+    /// there (set when a block on the die joins it, cleared when a search of the die finds
+    /// none), so greedy passes over the dies a superblock it collects is done with.
+    may_hold: Vec<u64>,
+    words: usize,
+    blocks_per_die: u32,
 }
 
 impl Superblocks {
@@ -56,10 +79,43 @@ impl Superblocks {
             members: vec![0; slots],
             fill: vec![Fill::default(); slots],
             free_slots: (0..slots as u32).rev().collect(),
+            serial: vec![0; slots],
+            started: 0,
             current: [NO_GROUP; 2],
             opened_in_current: [0; 2],
             width: dies.max(1),
+            may_hold: vec![0; slots * words_for(dies)],
+            words: words_for(dies),
+            blocks_per_die: (blocks as u32 / dies.max(1)).max(1),
         }
+    }
+
+    /// Bit of die `die` in slot `g`'s words: (word index, mask).
+    fn die_bit(&self, g: u32, die: u32) -> (usize, u64) {
+        (g as usize * self.words + (die / 64) as usize, 1u64 << (die % 64))
+    }
+
+    /// Whether slot `g`'s superblock may hold a GC candidate on `die`.
+    pub fn may_hold(&self, g: u32, die: u32) -> bool {
+        let (w, m) = self.die_bit(g, die);
+        self.may_hold.get(w).is_some_and(|&x| x & m != 0)
+    }
+
+    /// A search found no candidate of slot `g`'s superblock on `die`.
+    pub fn done_on_die(&mut self, g: u32, die: u32) {
+        let (w, m) = self.die_bit(g, die);
+        if let Some(x) = self.may_hold.get_mut(w) {
+            *x &= !m;
+        }
+    }
+
+    /// Whether superblock `r` may still hold a GC candidate on some die (false once its slot
+    /// was reused).
+    pub fn may_hold_any(&self, r: SuperblockRef) -> bool {
+        self.slot(r).is_some_and(|g| {
+            let at = g as usize * self.words;
+            self.may_hold[at..at + self.words].iter().any(|&x| x != 0)
+        })
     }
 
     /// `b` was opened by `stream` (0 host, 1 GC): it joins the stream's current superblock, or
@@ -70,6 +126,12 @@ impl Superblocks {
             let done = self.current[s];
             self.current[s] = self.free_slots.pop().unwrap_or(NO_GROUP);
             self.opened_in_current[s] = 0;
+            if let Some(n) = self.serial.get_mut(self.current[s] as usize) {
+                self.started += 1;
+                *n = self.started;
+                let at = self.current[s] as usize * self.words;
+                self.may_hold[at..at + self.words].fill(0);
+            }
             // A finished superblock whose blocks were all erased while it was open.
             if done != NO_GROUP && self.members[done as usize] == 0 {
                 self.fill[done as usize].written = 0;
@@ -79,6 +141,8 @@ impl Superblocks {
         let g = self.current[s];
         self.of_block[b.idx()] = g;
         if g != NO_GROUP {
+            let (w, m) = self.die_bit(g, b.get() / self.blocks_per_die);
+            self.may_hold[w] |= m;
             self.members[g as usize] += 1;
             self.opened_in_current[s] += 1;
         }
@@ -92,6 +156,17 @@ impl Superblocks {
             f.written += u64::from(n);
             f.valid += u64::from(live);
         }
+    }
+
+    /// `b`'s superblock: its slot and number (`None` for a block in none).
+    pub fn of(&self, b: BlockId) -> Option<SuperblockRef> {
+        let slot = self.of_block[b.idx()];
+        self.serial.get(slot as usize).map(|&serial| SuperblockRef { slot, serial })
+    }
+
+    /// The slot of superblock `r` if it still holds it (not freed and reused since).
+    pub fn slot(&self, r: SuperblockRef) -> Option<u32> {
+        (self.serial.get(r.slot as usize) == Some(&r.serial)).then_some(r.slot)
     }
 
     /// Hints the CPU to fetch `b`'s superblock slot (no effect on contents).
@@ -162,12 +237,20 @@ impl Superblocks {
             }
         }
         self.members.fill(0);
-        for &g in self.of_block.iter().filter(|&&g| g != NO_GROUP) {
+        self.may_hold.fill(0);
+        for (b, &g) in self.of_block.iter().enumerate().filter(|&(_, &g)| g != NO_GROUP) {
             self.members[g as usize] += 1;
+            let (w, m) = self.die_bit(g, b as u32 / self.blocks_per_die);
+            self.may_hold[w] |= m;
         }
         self.recount(valid, written);
         self.current = [NO_GROUP; 2];
         self.opened_in_current = [0; 2];
+        // Membership was rewritten: references taken before name other superblocks now.
+        for n in &mut self.serial {
+            self.started += 1;
+            *n = self.started;
+        }
         self.free_slots = (0..self.members.len() as u32).rev().filter(|&g| self.members[g as usize] == 0).collect();
     }
 
@@ -217,5 +300,23 @@ mod tests {
         s.erased(b(4), 10);
         assert_eq!(s.free_slots.len(), free_before + 1, "slot not freed with its last member");
         assert!(s.check(&[0, 10, 0, 0, 0, 0, 0, 0], &[0, 10, 0, 0, 0, 0, 0, 0]).is_ok());
+    }
+
+    #[test]
+    fn a_reference_lapses_when_its_slot_is_reused() {
+        let mut s = Superblocks::new(8, 2);
+        let b = |i| BlockId::new(i);
+        s.open(b(0), 0);
+        s.open(b(4), 0);
+        let r = s.of(b(0)).unwrap();
+        assert_eq!(s.of(b(4)), Some(r));
+        s.open(b(1), 0); // the next superblock starts: the first is complete
+        s.erased(b(0), 0);
+        s.erased(b(4), 0); // its last member: the slot is free
+        assert!(s.slot(r).is_some(), "not reused yet");
+        s.open(b(5), 0);
+        s.open(b(2), 0); // a third superblock takes the freed slot
+        assert_eq!(s.of(b(2)).map(|n| n.slot), Some(r.slot));
+        assert_eq!(s.slot(r), None);
     }
 }

@@ -15,12 +15,22 @@
 use crate::blocks::BlockTable;
 use crate::config::GcPolicy;
 use crate::ids::BlockId;
+use crate::superblocks::SuperblockRef;
+use std::collections::VecDeque;
+
+/// Superblocks greedy collects at once, at most (the oldest is let go beyond: at the default
+/// scale about 20 are under way at once).
+const COLLECTING_MAX: usize = 64;
 
 /// Victim chooser with the state it keeps between picks.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct VictimChooser {
     /// Where the search for the neediest die starts (rotates, so equal dies take turns).
     die_cursor: u32,
+    /// The superblocks greedy is collecting, oldest first: a die's lane takes its block in the
+    /// oldest that has one before greedy weighs the superblocks again (at most
+    /// `COLLECTING_MAX`; the oldest is let go when another starts).
+    collecting: VecDeque<SuperblockRef>,
 }
 
 impl VictimChooser {
@@ -59,7 +69,7 @@ impl VictimChooser {
             for k in from..dies {
                 let die = if start + k >= dies { start + k - dies } else { start + k };
                 if idle(die) && blocks.supplies()[die as usize] == level {
-                    if let Some(b) = choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+                    if let Some(b) = self.choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
                         self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
                         return Some(b);
                     }
@@ -68,30 +78,53 @@ impl VictimChooser {
             floor = level + 1;
         }
     }
+
+    /// The policy's choice among the candidates of one die. Greedy collects a superblock at a
+    /// time, as superblock firmware does: the die's block in the superblock being collected if
+    /// it has one, else (and then that superblock is collected next) the die's block whose
+    /// superblock holds the least valid data per unit written. Cost-benefit scores the die's
+    /// blocks (ties go to the lowest block id, for determinism).
+    fn choose_on_die(
+        &mut self,
+        blocks: &mut BlockTable,
+        die: u32,
+        policy: GcPolicy,
+        mus_per_block: u32,
+        now_mus: u64,
+    ) -> Option<BlockId> {
+        match policy {
+            GcPolicy::Greedy => {
+                while self.collecting.front().is_some_and(|&r| !blocks.superblock_may_hold_any(r)) {
+                    self.collecting.pop_front();
+                }
+                let held = self.collecting.iter().find_map(|&r| blocks.candidate_in_superblock(r, die, mus_per_block));
+                if held.is_some() {
+                    return held;
+                }
+                let b = blocks.emptiest_superblock_on_die(die, mus_per_block)?;
+                if self.collecting.len() == COLLECTING_MAX {
+                    self.collecting.pop_front();
+                }
+                self.collecting.extend(blocks.superblock_of(b));
+                Some(b)
+            }
+            GcPolicy::CostBenefit => cost_benefit_on_die(blocks, die, mus_per_block, now_mus),
+        }
+    }
 }
 
-/// The policy's choice among the candidates of one die: greedy by a pass over the die's valid
-/// counts, cost-benefit by a scan of its blocks (ties go to the lowest block
-/// id, for determinism).
-fn choose_on_die(
-    blocks: &mut BlockTable,
-    die: u32,
-    policy: GcPolicy,
-    mus_per_block: u32,
-    now_mus: u64,
-) -> Option<BlockId> {
-    match policy {
-        GcPolicy::Greedy => blocks.emptiest_superblock_on_die(die, mus_per_block),
-        GcPolicy::CostBenefit => blocks
-            .die_blocks(die)
-            .filter(|&b| blocks.is_candidate(b, mus_per_block))
-            .map(|b| {
-                let age = now_mus.saturating_sub(blocks.closed_at[b.idx()]);
-                (score(blocks.valid[b.idx()], mus_per_block, age), b)
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
-            .map(|(_, b)| b),
-    }
+/// Cost-benefit's choice among the candidates of one die (ties go to the lowest block id, for
+/// determinism).
+fn cost_benefit_on_die(blocks: &BlockTable, die: u32, mus_per_block: u32, now_mus: u64) -> Option<BlockId> {
+    blocks
+        .die_blocks(die)
+        .filter(|&b| blocks.is_candidate(b, mus_per_block))
+        .map(|b| {
+            let age = now_mus.saturating_sub(blocks.closed_at[b.idx()]);
+            (score(blocks.valid[b.idx()], mus_per_block, age), b)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, b)| b)
 }
 
 /// Cost-benefit score of a block with `valid` of `mus_per_block` units, closed `age` ago.
@@ -127,6 +160,39 @@ mod tests {
         let v = VictimChooser::default().choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
         assert_eq!(v.get() / 8, 1, "victim {v} is not on die 1");
         assert_eq!(t.valid[v.idx()], 20, "not the fewest-valid block of die 1");
+    }
+
+    #[test]
+    fn greedy_finishes_the_superblock_it_collects_before_weighing_again() {
+        // Two superblocks over the two dies, written in turn: A = 10 + 30 valid, B = 24 + 24.
+        let l = crate::layout::two_die_layout(8);
+        let mpb = l.mus_per_block;
+        let mut t = BlockTable::new(&l, 0);
+        let mut open = |die, valid| {
+            let b = t.take_free(die, 0).unwrap();
+            t.wrote(b, mpb, valid);
+            b
+        };
+        let (a0, a1, b0, b1) = (open(0, 10), open(1, 30), open(0, 24), open(1, 24));
+        for b in [a0, a1, b0, b1] {
+            t.close(b, 0);
+        }
+        let mut c = VictimChooser::default();
+        let first = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        assert_eq!(first, a0, "A holds less valid data");
+        t.mark_victim(first);
+        // B's data is overwritten until B holds less than A; die 1 (fewer free blocks now) still
+        // gives its block of A, the superblock being collected.
+        for b in [b0, b1] {
+            for _ in 0..20 {
+                t.dec_valid(b);
+            }
+        }
+        let second = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        assert_eq!(second, a1, "left A half collected");
+        t.mark_victim(second);
+        let third = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        assert!(third == b0 || third == b1, "A is done: B is the emptiest");
     }
 
     #[test]
