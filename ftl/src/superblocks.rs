@@ -95,6 +95,19 @@ impl Superblocks {
         (g as usize * self.words + (die / 64) as usize, 1u64 << (die % 64))
     }
 
+    /// Slot `g`'s words in `may_hold`.
+    fn words_of(&self, g: u32) -> std::ops::Range<usize> {
+        let at = g as usize * self.words;
+        at..at + self.words
+    }
+
+    /// Block `b` joined slot `g`'s superblock: it may hold a candidate on `b`'s die.
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
+    fn mark_may_hold(&mut self, g: u32, b: usize) {
+        let (w, m) = self.die_bit(g, b as u32 / self.blocks_per_die);
+        self.may_hold[w] |= m;
+    }
+
     /// Whether slot `g`'s superblock may hold a GC candidate on `die`.
     pub fn may_hold(&self, g: u32, die: u32) -> bool {
         let (w, m) = self.die_bit(g, die);
@@ -112,10 +125,7 @@ impl Superblocks {
     /// Whether superblock `r` may still hold a GC candidate on some die (false once its slot
     /// was reused).
     pub fn may_hold_any(&self, r: SuperblockRef) -> bool {
-        self.slot(r).is_some_and(|g| {
-            let at = g as usize * self.words;
-            self.may_hold[at..at + self.words].iter().any(|&x| x != 0)
-        })
+        self.slot(r).is_some_and(|g| self.may_hold[self.words_of(g)].iter().any(|&x| x != 0))
     }
 
     /// `b` was opened by `stream` (0 host, 1 GC): it joins the stream's current superblock, or
@@ -129,8 +139,8 @@ impl Superblocks {
             if let Some(n) = self.serial.get_mut(self.current[s] as usize) {
                 self.started += 1;
                 *n = self.started;
-                let at = self.current[s] as usize * self.words;
-                self.may_hold[at..at + self.words].fill(0);
+                let words = self.words_of(self.current[s]);
+                self.may_hold[words].fill(0);
             }
             // A finished superblock whose blocks were all erased while it was open.
             if done != NO_GROUP && self.members[done as usize] == 0 {
@@ -141,8 +151,7 @@ impl Superblocks {
         let g = self.current[s];
         self.of_block[b.idx()] = g;
         if g != NO_GROUP {
-            let (w, m) = self.die_bit(g, b.get() / self.blocks_per_die);
-            self.may_hold[w] |= m;
+            self.mark_may_hold(g, b.idx());
             self.members[g as usize] += 1;
             self.opened_in_current[s] += 1;
         }
@@ -238,10 +247,12 @@ impl Superblocks {
         }
         self.members.fill(0);
         self.may_hold.fill(0);
-        for (b, &g) in self.of_block.iter().enumerate().filter(|&(_, &g)| g != NO_GROUP) {
-            self.members[g as usize] += 1;
-            let (w, m) = self.die_bit(g, b as u32 / self.blocks_per_die);
-            self.may_hold[w] |= m;
+        for b in 0..self.of_block.len() {
+            let g = self.of_block[b];
+            if g != NO_GROUP {
+                self.members[g as usize] += 1;
+                self.mark_may_hold(g, b);
+            }
         }
         self.recount(valid, written);
         self.current = [NO_GROUP; 2];
