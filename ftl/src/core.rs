@@ -553,8 +553,8 @@ impl FtlCore {
         self.blocks.prog_done[block.idx()] += mus;
     }
 
-    /// Power loss: the streams' open blocks and partial units are gone (recovery closed those
-    /// blocks), and sequence numbers restart after the highest one found on NAND.
+    /// Power loss: the streams' open blocks and partial units are gone (recovery hands the
+    /// blocks back with [`Self::resume_open_block`]), and sequence numbers restart after the highest one found on NAND.
     pub(crate) fn restart_streams(&mut self, next_seq: u32) {
         for s in &mut self.streams {
             s.open.fill(BlockId::NONE);
@@ -567,5 +567,23 @@ impl FtlCore {
         self.host_blocked_at.set(None);
         self.reloc = Reloc::new(self.layout.dies);
         self.relocation_epoch += 1;
+    }
+
+    /// Power-up: open block `b` (partly programmed, ending on a program unit) goes back to the
+    /// stream that wrote it, on its die, which continues after its programmed part. False (and
+    /// `b` is closed instead) if that stream already has a block open there.
+    pub(crate) fn resume_open_block(&mut self, b: BlockId) -> bool {
+        let die = self.layout.die_of_block(b);
+        let si = usize::from(self.blocks.stream[b.idx()]).min(self.streams.len() - 1);
+        let room = self.layout.mus_per_block - self.blocks.write_ptr[b.idx()];
+        let s = &mut self.streams[si];
+        if s.open[die as usize] != BlockId::NONE {
+            self.blocks.close(b, self.stats.host_write_mus);
+            return false;
+        }
+        s.open[die as usize] = b;
+        s.open_dies.set(die, true);
+        s.room += u64::from(room);
+        true
     }
 }

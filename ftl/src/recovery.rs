@@ -33,8 +33,11 @@ pub struct RebuildReport {
     pub mapped_lpns: u64,
     /// Units placed but never programmed, whose content is gone (host, GC or padding).
     pub unprogrammed_mus: u64,
-    /// Partly written blocks closed where their programmed part ends.
+    /// Partly written blocks closed where their programmed part ends (those that cannot be
+    /// resumed: their programmed part does not end on a program unit).
     pub truncated_blocks: u32,
+    /// Open blocks whose stream resumes writing them after their programmed part.
+    pub resumed_blocks: u32,
     /// Blocks erased during boot: interrupted erases and blocks with nothing programmed.
     pub erased_at_boot: u32,
     /// Highest write sequence found (spare areas and TRIM journal).
@@ -62,7 +65,10 @@ impl FtlCore {
     /// Rebuilds mapping, valid counts, block states, GC candidates and free lists and the streams from
     /// the spare areas of programmed units and the TRIM journal. `erase_interrupted` lists the
     /// victims whose erase was under way at the cut: their content is undefined, so they are
-    /// erased again. Open blocks are closed (truncated) where their programmed part ends.
+    /// erased again. An open block goes back to its stream (recorded per block, as firmware
+    /// keeps it in the block's metadata), which writes on after its programmed part: closing it
+    /// there instead would strand its unwritten room, and a drive cut with no free block left
+    /// would then have nowhere for GC to move data, so no write could ever complete again.
     pub fn rebuild_from_nand(&mut self, erase_interrupted: &[BlockId]) -> Result<RebuildReport, RecoveryError> {
         if !self.cfg.track_sequence {
             return Err(RecoveryError::NoSequence);
@@ -76,6 +82,7 @@ impl FtlCore {
         }
         let mpb = self.layout.mus_per_block;
         let now_mus = self.stats.host_write_mus;
+        let mut resumed = Vec::new();
         for b in (0..self.layout.blocks).map(BlockId::new) {
             let i = b.idx();
             if self.blocks.state[i] == BlockState::Free || self.blocks.is_reserved(b) {
@@ -93,14 +100,18 @@ impl FtlCore {
                 rep.erased_at_boot += 1;
                 continue;
             }
+            self.blocks.write_ptr[i] = durable;
+            self.blocks.prog_done[i] = durable;
             if self.blocks.state[i] == BlockState::Open {
+                if durable < mpb && durable % self.layout.mus_per_pu == 0 {
+                    resumed.push(b);
+                    continue;
+                }
                 self.blocks.closed_at[i] = now_mus;
             }
             if durable < mpb {
                 rep.truncated_blocks += 1;
             }
-            self.blocks.write_ptr[i] = durable;
-            self.blocks.prog_done[i] = durable;
             self.blocks.state[i] = BlockState::Closed;
         }
         rep.max_seq = self.rebuild_l2p();
@@ -117,6 +128,13 @@ impl FtlCore {
         self.blocks.recount_victim_valid();
         self.blocks.rebuild_free_lists(&self.layout);
         self.restart_streams(rep.max_seq.wrapping_add(1));
+        for b in resumed {
+            if self.resume_open_block(b) {
+                rep.resumed_blocks += 1;
+            } else {
+                rep.truncated_blocks += 1;
+            }
+        }
         self.check_invariants().map_err(RecoveryError::Inconsistent)?;
         Ok(rep)
     }
@@ -128,7 +146,7 @@ impl FtlCore {
         let mut max_seq = 0;
         let user = self.cfg.user_mus;
         for b in (0..self.layout.blocks).map(BlockId::new) {
-            if self.blocks.state[b.idx()] != BlockState::Closed {
+            if !matches!(self.blocks.state[b.idx()], BlockState::Closed | BlockState::Open) {
                 continue;
             }
             let first = self.layout.first_ppn(b).get();

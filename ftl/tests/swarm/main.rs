@@ -308,4 +308,4 @@ const DEFAULT_SEEDS: u64 = 200;
 /// fixed): 256 (GC padded a whole block per victim and freed none, `relocate.rs`), 2760 (GC
 /// stopped with the NAND idle and host writes waiting, `pacing.rs`), 5792 (a power cut under
 /// a power cap made the meter's throttled time negative, `governor.rs`).
-const REGRESSION_SEEDS: [u64; 3] = [256, 2760, 5792];
+const REGRESSION_SEEDS: [u64; 4] = [256, 2760, 5792, 5299];

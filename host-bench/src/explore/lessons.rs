@@ -179,7 +179,7 @@ pub fn all() -> Vec<Lesson> {
             summary: "tiny, power cut right after a burst of random writes, PLP on vs off",
             text: &[
                 "A drive acknowledges a write once the data is in its DRAM write buffer, long before the NAND program finishes. If power fails in between, the acknowledged data is only safe if the drive has power-loss protection (PLP): capacitors that keep it alive long enough to program the buffer.",
-                "Both runs cut the power the moment the host's last write is acknowledged. With PLP, the buffer is programmed (padding the open word lines); without it, the buffered units are lost and the open blocks are truncated where their programmed part ends. On boot the drive rebuilds its mapping from the spare areas. The last frame of each run is the drive after the reboot.",
+                "Both runs cut the power the moment the host's last write is acknowledged. With PLP, the buffer is programmed (padding the open word lines); without it, the buffered units are lost. On boot the drive rebuilds its mapping from the spare areas, and each stream writes on in its open blocks after their programmed part. The last frame of each run is the drive after the reboot.",
             ],
             runs: vec![
                 RunSpec { power_cut: true, ..spec("PLP on", cfg("tiny", |c| c.plp = Some(true)), cut_job) },
@@ -241,13 +241,14 @@ pub fn run_spec(
             }
         };
         notes.push(format!(
-            "power cut at {:.3} ms: {} host units in the write buffer, {} flushed by PLP (padding {}), {} units placed but never programmed (lost), {} commands dropped, {} blocks truncated, {} erased at boot, {} LPNs mapped after the rebuild",
+            "power cut at {:.3} ms: {} host units in the write buffer, {} flushed by PLP (padding {}), {} units placed but never programmed (lost), {} commands dropped, {} open blocks resumed, {} closed part-written, {} erased at boot, {} LPNs mapped after the rebuild",
             rep.at_ns.ns() as f64 / 1e6,
             rep.buffered_host_mus,
             rep.flushed_mus,
             rep.pad_mus,
             rep.rebuild.unprogrammed_mus,
             rep.dropped_commands,
+            rep.rebuild.resumed_blocks,
             rep.rebuild.truncated_blocks,
             rep.rebuild.erased_at_boot,
             rep.rebuild.mapped_lpns
