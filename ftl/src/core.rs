@@ -443,6 +443,16 @@ impl FtlCore {
             && self.lane_refused_at != Some(self.lane_state())
     }
 
+    /// Host writes have just become blocked on space: GC's memo of a refused lane start is
+    /// dropped so that the next pass chooses again. The memo keys on what changes GC's room
+    /// (see `lane_state`), not on the candidates' valid counts, which host writes and TRIMs
+    /// lower meanwhile; with the host blocked, no write would come to call GC again, and a
+    /// victim that now exists or fits would wait forever (swarm seed 16369).
+    pub fn forget_refused_lane(&mut self) {
+        self.gc_blocked_at = None;
+        self.lane_refused_at = None;
+    }
+
     /// Picks the victim GC's next lane collects, if a lane may start (see
     /// `Reloc::may_start`): on the neediest die whose lane is idle, by the policy (see
     /// [`VictimChooser::choose_for_lane`]), when the GC stream has room for its data.

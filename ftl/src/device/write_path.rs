@@ -28,6 +28,9 @@ impl SimSsd {
             }
             if !self.core.host_can_write() {
                 self.cmds[slot as usize].next_mu = next;
+                if !matches!(self.stall, Stall::Space(_)) {
+                    self.core.forget_refused_lane();
+                }
                 self.set_stall(Stall::Space(self.now));
                 self.maybe_gc();
                 return false;

@@ -307,5 +307,8 @@ const DEFAULT_SEEDS: u64 = 200;
 /// Seeds beyond those that once failed, run every time (what each found is said where it was
 /// fixed): 256 (GC padded a whole block per victim and freed none, `relocate.rs`), 2760 (GC
 /// stopped with the NAND idle and host writes waiting, `pacing.rs`), 5792 (a power cut under
-/// a power cap made the meter's throttled time negative, `governor.rs`).
-const REGRESSION_SEEDS: [u64; 4] = [256, 2760, 5792, 5299];
+/// a power cap made the meter's throttled time negative, `governor.rs`), 5299 (a cut with no
+/// free block left: recovery closed the open blocks, GC had nowhere to write and no write
+/// completed again, `recovery.rs`), 16369 (GC's memo of a refused lane start outlived the host
+/// writes that then made a victim, and nothing called GC again, `core.rs`).
+const REGRESSION_SEEDS: [u64; 5] = [256, 2760, 5299, 5792, 16369];
