@@ -337,6 +337,16 @@ impl BlockTable {
         (even.at != usize::MAX).then(|| BlockId::new((first + even.at) as u32))
     }
 
+    /// The candidate of `die` with the fewest valid units, fewer than `limit` (of equals, the
+    /// one whose count changed last), whatever its superblock.
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
+    pub fn fewest_valid_on_die(&self, die: u32, limit: u32) -> Option<BlockId> {
+        let first = (die * self.blocks_per_die) as usize;
+        let (keys, limit_key) = self.candidates.keys_and_limit(first..first + self.blocks_per_die as usize, limit);
+        let (at, &key) = keys.iter().enumerate().min_by_key(|&(_, k)| *k)?;
+        (key < limit_key).then(|| BlockId::new((first + at) as u32))
+    }
+
     pub fn free_total(&self) -> u32 {
         self.free_total
     }
@@ -507,7 +517,8 @@ mod tests {
     }
 
     /// The two-accumulator scan picks what a plain scan picks, on a die with an odd number of
-    /// blocks, through overwrites that leave superblocks equally full (ties go to the key).
+    /// blocks, through overwrites that leave superblocks equally full (ties go to the key);
+    /// so does the fewest-valid search.
     #[test]
     fn greedy_scan_matches_a_plain_minimum() {
         let l = crate::layout::two_die_layout(9);
@@ -536,6 +547,10 @@ mod tests {
                 for limit in [mpb, mpb / 2, 3] {
                     let want = emptiest_by_sorting(&t, die, limit);
                     assert_eq!(t.emptiest_superblock_on_die(die, limit), want, "die {die}, limit {limit}");
+                    let limit_key = t.candidates.keys_and_limit(0..0, limit).1;
+                    let fewest = t.die_blocks(die).filter(|&b| t.candidates.key(b).is_some_and(|k| k < limit_key));
+                    let fewest = fewest.min_by_key(|&b| t.candidates.key(b));
+                    assert_eq!(t.fewest_valid_on_die(die, limit), fewest, "die {die}, limit {limit}");
                     checked += 1;
                     found += usize::from(want.is_some());
                 }

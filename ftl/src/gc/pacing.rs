@@ -104,6 +104,15 @@ impl SimSsd {
                 self.core.start_lane(v);
                 started = true;
             }
+            // Rather than pad GC's open unit, fill it from the victim with the fewest valid
+            // units (`pad_gc_unit`).
+            let fill_open_unit = !started && self.padding_wanted();
+            if fill_open_unit {
+                if let Some(v) = self.core.victim_to_fill_open_unit() {
+                    self.core.start_lane(v);
+                    started = true;
+                }
+            }
             if !self.core.reloc.any_active() {
                 self.pacing = None;
                 break;
@@ -128,7 +137,8 @@ impl SimSsd {
             let moved_before = self.core.stats.gc_write_mus;
             let epoch = self.core.relocation_epoch();
             let wls_before = self.core.reloc.wls_moved;
-            let step = self.core.relocate_step(u32::try_from(want).unwrap_or(u32::MAX), &mut ev);
+            let step =
+                self.core.relocate_step_filling(u32::try_from(want).unwrap_or(u32::MAX), fill_open_unit, &mut ev);
             let moved_wls = self.core.reloc.wls_moved - wls_before;
             self.buffer_gc_mus += self.core.stats.gc_write_mus - moved_before;
             self.run_core_events(&mut ev);
@@ -155,25 +165,33 @@ impl SimSsd {
     /// writes are blocked, and erasing the victims whose data is safe.
     #[inline(always)]
     fn gc_tail(&mut self) {
-        if matches!(self.stall, Stall::Space(_)) && !self.plp && !self.victims.is_empty() {
-            self.pad_for_blocked_host();
+        if self.padding_wanted() {
+            self.pad_gc_unit();
         }
         self.erase_ready_victims();
     }
 
-    /// Host writes blocked on space while a victim waits for a half-filled program unit:
-    /// pad it so the victim can be erased (padding counts as NAND writes).
-    /// Only when no program of the GC stream is in flight: otherwise its completion will
-    /// make progress and padding would waste NAND writes.
-    #[inline(never)]
-    fn pad_for_blocked_host(&mut self) {
-        let si = self.core.gc_stream();
-        let gc_programs_idle = self.pu_done[si].watermark() == self.pu_done[si].next();
-        if gc_programs_idle && self.core.stream_has_open_unit(si) {
-            let mut ev = std::mem::take(&mut self.scratch);
-            self.core.pad_open_units(&mut ev);
-            self.run_core_events(&mut ev);
-            self.scratch = ev;
+    /// Host writes blocked on space while a victim (no PLP) waits for a half-filled program
+    /// unit of GC and no program of the GC stream is in flight (its completion would make
+    /// progress): only padding the unit lets the victim be erased.
+    #[inline(always)]
+    fn padding_wanted(&self) -> bool {
+        matches!(self.stall, Stall::Space(_)) && !self.plp && !self.victims.is_empty() && {
+            let si = self.core.gc_stream();
+            self.pu_done[si].watermark() == self.pu_done[si].next() && self.core.stream_has_open_unit(si)
         }
+    }
+
+    /// Pads GC's open program unit so the victims waiting on it can be erased (padding counts
+    /// as NAND writes). Before that, `run_gc` fills it with live units of another victim if
+    /// any is left: where a block is one program unit, the padded block held the moved data
+    /// alone and was the next victim, and GC moved the same data round for ever (swarm seeds
+    /// 8675, 11876, 18952, 20858).
+    #[inline(never)]
+    fn pad_gc_unit(&mut self) {
+        let mut ev = std::mem::take(&mut self.scratch);
+        self.core.pad_open_units(&mut ev);
+        self.run_core_events(&mut ev);
+        self.scratch = ev;
     }
 }

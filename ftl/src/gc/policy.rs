@@ -13,6 +13,8 @@
 //!   Better than greedy under skew with separated streams, because cold blocks are collected at
 //!   higher utilisation. Scored over the chosen die's blocks per victim (a lane collects on one
 //!   die, so a choice costs that die's blocks, not the drive's).
+//! - Either policy: when GC would pad its open program unit for blocked host writes (no PLP,
+//!   no block free), the candidate with the fewest valid units fills it instead.
 
 use crate::blocks::BlockTable;
 use crate::config::GcPolicy;
@@ -113,6 +115,21 @@ impl VictimChooser {
             }
             GcPolicy::CostBenefit => cost_benefit_on_die(blocks, die, mus_per_block, now_mus),
         }
+    }
+}
+
+impl crate::core::FtlCore {
+    /// With no block free, no lane moving and room left in GC's open unit: the candidate with
+    /// the fewest valid units, whose data fills that unit (see `SimSsd::pad_gc_unit`).
+    #[cold]
+    pub(crate) fn victim_to_fill_open_unit(&self) -> Option<BlockId> {
+        let si = self.stream_index(crate::core::GC);
+        if self.blocks.free_total() > 0 || self.reloc.any_active() || !self.open_room_reaches(si, 1) {
+            return None;
+        }
+        let idle = (0..self.layout.dies).filter(|&d| self.reloc.idle(d));
+        let fewest = idle.filter_map(|d| self.blocks.fewest_valid_on_die(d, self.layout.mus_per_block));
+        fewest.min_by_key(|b| self.blocks.valid[b.idx()])
     }
 }
 

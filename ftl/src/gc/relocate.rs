@@ -206,6 +206,19 @@ impl FtlCore {
     /// data), even with `max_wls` 0 when the lane reached has nothing left to move. `Done`
     /// when no lane is active.
     pub fn relocate_step(&mut self, max_wls: u32, out: &mut Vec<CoreEvent>) -> Step {
+        self.relocate_step_filling(max_wls, false, out)
+    }
+
+    /// [`Self::relocate_step`]; with `fill_open_unit` (no block free, host writes blocked) a
+    /// word line whose live units do not all fit in GC's open unit moves those that do: the
+    /// full unit is programmed, the victims waiting on it are erased, and the rest of the word
+    /// line follows into a freed block.
+    pub(crate) fn relocate_step_filling(
+        &mut self,
+        max_wls: u32,
+        fill_open_unit: bool,
+        out: &mut Vec<CoreEvent>,
+    ) -> Step {
         let dies = self.layout.dies;
         let mut n = 0;
         while let Some(lane) = self.reloc.settle_cursor() {
@@ -216,7 +229,8 @@ impl FtlCore {
                     return Step::More;
                 }
                 // The word line moves its live units only, at most a program unit's worth.
-                if !self.gc_has_room_for(self.blocks.valid[lane.block.idx()].min(self.layout.mus_per_pu)) {
+                let partly = !self.gc_has_room_for(self.blocks.valid[lane.block.idx()].min(self.layout.mus_per_pu));
+                if partly && !(fill_open_unit && self.open_room_reaches(self.stream_index(GC), 1)) {
                     return Step::Stalled;
                 }
                 if (self.ahead.victim, self.ahead.wl) != (lane.block, lane.wl) {
@@ -224,6 +238,9 @@ impl FtlCore {
                 }
                 self.prefetch_ahead(u32::MAX);
                 self.relocate_wl(lane.block, lane.wl, out);
+                if partly && self.wl_has_live(lane.block, lane.wl) {
+                    return Step::Stalled; // the rest of the word line waits for a free block
+                }
                 self.reloc.lanes[i as usize].wl += 1;
                 self.reloc.wls_moved += 1;
                 n += 1;
@@ -340,6 +357,13 @@ impl FtlCore {
         (base + (wl * l.mus_per_pu).min(written), base + ((wl + 1) * l.mus_per_pu).min(written))
     }
 
+    /// Whether word line `wl` of `victim` still holds live units.
+    #[cold]
+    fn wl_has_live(&self, victim: BlockId, wl: u32) -> bool {
+        let (first, end) = self.wl_units(victim, wl);
+        self.live.count_in(first, end) > 0
+    }
+
     /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
     /// per page type with live data) are emitted first, so every program carrying this data
     /// waits for them. The units move in offset order, 128 live bits at a time (one chunk for
@@ -429,14 +453,16 @@ impl FtlCore {
     }
 
     /// Moves live unit `ppn` of the victim to the GC stream, opening program units as `run`
-    /// fills them. False if the GC stream has no room (cannot happen: room for a whole unit is
-    /// checked before each word line; if it did, the rest would stay live in the victim).
+    /// fills them. False if the GC stream has no room (room for the word line's live units is
+    /// checked first, except when GC fills its open unit with part of a word line): the rest
+    /// stays live in the victim.
     #[inline(always)]
     fn move_unit(&mut self, ppn: u32, run: &mut Run, out: &mut Vec<CoreEvent>) -> bool {
         if run.room == 0 {
             self.commit_run(run, out);
+            run.len = 0;
             let Ok((dst, room)) = self.unit_room(GC) else { return false };
-            (run.dst, run.room, run.len) = (dst.get(), room, 0);
+            (run.dst, run.room) = (dst.get(), room);
         }
         // The caller clears the victim's live bit; the new one is set when the run commits.
         let lpn = self.p2l[ppn as usize];

@@ -310,5 +310,7 @@ const DEFAULT_SEEDS: u64 = 200;
 /// a power cap made the meter's throttled time negative, `governor.rs`), 5299 (a cut with no
 /// free block left: recovery closed the open blocks, GC had nowhere to write and no write
 /// completed again, `recovery.rs`), 16369 (GC's memo of a refused lane start outlived the host
-/// writes that then made a victim, and nothing called GC again, `core.rs`).
-const REGRESSION_SEEDS: [u64; 5] = [256, 2760, 5299, 5792, 16369];
+/// writes that then made a victim, and nothing called GC again, `core.rs`), 8675, 11876, 18952
+/// and 20858 (blocks of one program unit without PLP: GC padded each victim's data to a block
+/// of its own, which was the next victim, for ever, `pacing.rs`).
+const REGRESSION_SEEDS: [u64; 9] = [256, 2760, 5299, 5792, 8675, 11876, 16369, 18952, 20858];
