@@ -564,7 +564,8 @@ impl FtlCore {
     }
 
     /// Power loss: the streams' open blocks and partial units are gone (recovery hands the
-    /// blocks back with [`Self::resume_open_block`]), and sequence numbers restart after the highest one found on NAND.
+    /// blocks back with [`Self::resume_open_block`]), and sequence numbers restart after the
+    /// highest one found on NAND.
     pub(crate) fn restart_streams(&mut self, next_seq: u32) {
         for s in &mut self.streams {
             s.open.fill(BlockId::NONE);

@@ -33,8 +33,8 @@ pub struct RebuildReport {
     pub mapped_lpns: u64,
     /// Units placed but never programmed, whose content is gone (host, GC or padding).
     pub unprogrammed_mus: u64,
-    /// Partly written blocks closed where their programmed part ends (those that cannot be
-    /// resumed: their programmed part does not end on a program unit).
+    /// Partly written blocks closed where their programmed part ends: blocks fully placed
+    /// whose programs had not all finished (no PLP), and open blocks that cannot be resumed.
     pub truncated_blocks: u32,
     /// Open blocks whose stream resumes writing them after their programmed part.
     pub resumed_blocks: u32,

@@ -305,10 +305,7 @@ impl Governor {
             self.waiting.remove(i);
             self.stats.held_ops -= 1;
             if self.waiting_len() == 0 {
-                self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
-                if let Some(t) = self.throttled_since.take() {
-                    self.stats.throttled_ns += now - t;
-                }
+                self.end_throttled_span(now);
             }
         }
     }
@@ -325,10 +322,16 @@ impl Governor {
         }
         self.stats.held_delay_ns += waited_ns.ns();
         if self.waiting_len() == 0 {
-            self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
-            if let Some(t) = self.throttled_since.take() {
-                self.stats.throttled_ns += now - t;
-            }
+            self.end_throttled_span(now);
+        }
+    }
+
+    /// Ends the open throttled span (if any) at `now`: the meter's series first counts it up
+    /// to `now`, then the total takes it.
+    fn end_throttled_span(&mut self, now: SimTime) {
+        self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
+        if let Some(t) = self.throttled_since.take() {
+            self.stats.throttled_ns += now - t;
         }
     }
 
@@ -338,10 +341,7 @@ impl Governor {
     pub fn clear(&mut self, now: SimTime) {
         self.waiting.clear();
         self.waiting_reads.clear();
-        self.meter.advance(now, self.stats.throttled_ns, self.throttled_since);
-        if let Some(t) = self.throttled_since.take() {
-            self.stats.throttled_ns += now - t;
-        }
+        self.end_throttled_span(now);
         self.active_w = 0.0;
         self.active_ops = 0;
         self.wake_at = None;
