@@ -212,7 +212,7 @@ pub struct SimSsd {
     pub(crate) cmds: Vec<Cmd>,
     pub(crate) free_cmds: Vec<u32>,
     pub(crate) outstanding: usize,
-    pub(crate) pending_writes: VecDeque<u32>,
+    pub(crate) pending_writes: nand_model::consumed::CursorQueue<u32>,
     /// The write buffer (PLP-protected DRAM): host data from admission and GC's relocated data
     /// from its move, each until programmed.
     pub(crate) buffer_cap_mus: u64,
@@ -480,32 +480,38 @@ impl SimSsd {
 
     #[inline]
     fn finish(&mut self, slot: u32) -> HostCompletion {
-        let c = self.cmds[slot as usize];
+        let c = &self.cmds[slot as usize];
+        let done =
+            HostCompletion { tag: c.tag, op: c.op, len_bytes: c.len, submit_ns: c.submit, complete_ns: self.now };
         self.free_cmds.push(slot);
         self.outstanding -= 1;
-        HostCompletion { tag: c.tag, op: c.op, len_bytes: c.len, submit_ns: c.submit, complete_ns: self.now }
+        done
     }
 
     #[inline]
     fn dispatch(&mut self, slot: u32) {
-        let c = self.cmds[slot as usize];
-        match c.op {
-            HostOp::Read => self.dispatch_read(slot, c),
+        // Only the fields each arm uses are read: the whole command is 56 bytes, and a write's
+        // dispatch runs once per host write.
+        match self.cmds[slot as usize].op {
+            HostOp::Read => self.dispatch_read(slot, self.cmds[slot as usize]),
             HostOp::Write => {
+                let c = &mut self.cmds[slot as usize];
+                let (len, partial, first_lpn, mus) = (c.len, c.partial, c.first_lpn, c.mus);
                 let x0 = self.now.max(self.pcie_in_free);
-                self.pcie_in_free = x0 + self.pcie.ns(c.len);
-                self.cmds[slot as usize].data_ready = self.pcie_in_free;
-                self.counters.host_write_bytes += c.len as u64;
+                self.pcie_in_free = x0 + self.pcie.ns(len);
+                c.data_ready = self.pcie_in_free;
+                self.counters.host_write_bytes += len as u64;
                 self.counters.host_writes += 1;
-                self.invalidate_read_ahead(c);
-                if (c.partial != 0 || !self.rmw.is_empty()) && self.start_rmw(slot, c) {
+                self.invalidate_read_ahead(first_lpn, mus);
+                if (partial != 0 || !self.rmw.is_empty()) && self.start_rmw(slot, self.cmds[slot as usize]) {
                     return; // admitted once the old data it merges with is read
                 }
                 self.pending_writes.push_back(slot);
                 self.try_admit();
             }
             HostOp::Trim => {
-                self.invalidate_read_ahead(c);
+                let c = self.cmds[slot as usize];
+                self.invalidate_read_ahead(c.first_lpn, c.mus);
                 // Only units the TRIM covers whole are unmapped: a unit it covers partly still
                 // holds sectors the host did not trim.
                 let head = (c.partial & PARTIAL_HEAD != 0) as u32;
@@ -521,9 +527,9 @@ impl SimSsd {
 
     /// A write or trim of `c`'s units makes any read-ahead data of them stale.
     #[inline]
-    fn invalidate_read_ahead(&mut self, c: Cmd) {
+    fn invalidate_read_ahead(&mut self, first_lpn: u32, mus: u32) {
         if let Some(ra) = self.read_ahead.as_mut() {
-            ra.invalidate(c.first_lpn, c.first_lpn + c.mus);
+            ra.invalidate(first_lpn, first_lpn + mus);
         }
     }
 

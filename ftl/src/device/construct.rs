@@ -93,7 +93,7 @@ impl SimSsd {
             cmds: Vec::new(),
             free_cmds: Vec::new(),
             outstanding: 0,
-            pending_writes: VecDeque::new(),
+            pending_writes: Default::default(),
             buffer_cap_mus: ((ctrl.write_buffer_mib as u64) << 20) / mu as u64,
             buffer_used_mus: 0,
             buffer_gc_mus: 0,

@@ -18,9 +18,10 @@ impl SimSsd {
     /// units are in (it is then acknowledged), false when it must wait (the stall is recorded).
     #[inline]
     fn admit(&mut self, slot: u32) -> bool {
-        let c = self.cmds[slot as usize];
-        let mut next = c.next_mu;
-        while next < c.mus {
+        // The fields used, not the whole 56-byte command: this runs once per host write.
+        let c = &self.cmds[slot as usize];
+        let (first_lpn, mus, data_ready, mut next) = (c.first_lpn, c.mus, c.data_ready, c.next_mu);
+        while next < mus {
             if self.buffer_room_mus() == 0 {
                 self.set_stall(Stall::Buffer(self.now));
                 self.cmds[slot as usize].next_mu = next;
@@ -36,7 +37,7 @@ impl SimSsd {
                 return false;
             }
             // host_can_write() was checked just above, so the write cannot fail.
-            let _ = self.core.write(Lpn::new(c.first_lpn + next), &mut self.admit_events);
+            let _ = self.core.write(Lpn::new(first_lpn + next), &mut self.admit_events);
             self.buffer_used_mus += 1;
             if let Some(p) = self.pacing.as_mut() {
                 p.credit = p.credit.saturating_add(p.ratio);
@@ -49,7 +50,7 @@ impl SimSsd {
             }
         }
         self.set_stall(Stall::None);
-        let ack = self.now.max(c.data_ready) + self.write_ack_ns;
+        let ack = self.now.max(data_ready) + self.write_ack_ns;
         self.events.push(Class::WriteDone, ack, DevEvent::Done(slot));
         self.maybe_gc();
         true
