@@ -3,6 +3,7 @@
 
 use crate::candidates::Candidates;
 use crate::die_mask::DieMask;
+use crate::die_members::OnDie;
 use crate::ids::BlockId;
 use crate::layout::Layout;
 use crate::superblocks::{SuperblockRef, Superblocks};
@@ -258,6 +259,22 @@ impl BlockTable {
     pub fn candidate_in_superblock(&mut self, r: SuperblockRef, die: u32, limit: u32) -> Option<BlockId> {
         let slot = self.superblocks.slot(r)?;
         if !self.superblocks.may_hold(slot, die) {
+            return None;
+        }
+        let one = match self.superblocks.member_on_die(slot, die) {
+            OnDie::Many => None,
+            OnDie::None => Some(None),
+            OnDie::One(b) => Some(Some(BlockId::new(b))),
+        };
+        if let Some(member) = one {
+            // The die's only member: the pass below would find it, if it is a candidate with
+            // an invalid unit to gain.
+            let (keys, limit_key) =
+                self.candidates.keys_and_limit(member.map_or(0..0, |b| b.idx()..b.idx() + 1), limit);
+            if keys.first().is_some_and(|&k| k < limit_key) {
+                return member;
+            }
+            self.superblocks.done_on_die(slot, die);
             return None;
         }
         let first = (die * self.blocks_per_die) as usize;

@@ -11,6 +11,7 @@ pub mod core;
 mod dev_events;
 pub mod device;
 pub mod die_mask;
+pub mod die_members;
 pub mod gc;
 mod huge_pages;
 pub mod ids;

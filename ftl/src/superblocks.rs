@@ -13,6 +13,7 @@
 //! has a slot with its member count, valid units and written units, kept current as units are
 //! written, overwritten, moved and erased; a slot is reused once its last member is erased.
 
+use crate::die_members::{DieMembers, OnDie};
 use crate::ids::BlockId;
 
 /// Words of a bit per die.
@@ -65,6 +66,10 @@ pub struct Superblocks {
     may_hold: Vec<u64>,
     words: usize,
     blocks_per_die: u32,
+    /// Per slot and die, the member block (derived from `of_block`; not saved, rebuilt on
+    /// first use after a restore).
+    #[serde(skip)]
+    die_members: DieMembers,
 }
 
 impl Superblocks {
@@ -87,7 +92,22 @@ impl Superblocks {
             may_hold: vec![0; slots * words_for(dies)],
             words: words_for(dies),
             blocks_per_die: (blocks as u32 / dies.max(1)).max(1),
+            die_members: DieMembers::new(dies),
         }
+    }
+
+    #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
+    fn die_of(&self, b: usize) -> u32 {
+        b as u32 / self.blocks_per_die
+    }
+
+    /// What slot `g`'s superblock holds on `die` (rebuilding the table after a restore).
+    pub fn member_on_die(&mut self, g: u32, die: u32) -> OnDie {
+        if !self.die_members.valid {
+            self.die_members = DieMembers::new(self.width);
+            self.die_members.rebuild(&self.of_block, self.blocks_per_die);
+        }
+        self.die_members.on_die(g, die)
     }
 
     /// Bit of die `die` in slot `g`'s words: (word index, mask).
@@ -141,6 +161,7 @@ impl Superblocks {
                 *n = self.started;
                 let words = self.words_of(self.current[s]);
                 self.may_hold[words].fill(0);
+                self.die_members.clear_slot(self.current[s]);
             }
             // A finished superblock whose blocks were all erased while it was open.
             if done != NO_GROUP && self.members[done as usize] == 0 {
@@ -152,6 +173,9 @@ impl Superblocks {
         self.of_block[b.idx()] = g;
         if g != NO_GROUP {
             self.mark_may_hold(g, b.idx());
+            if self.die_members.valid {
+                self.die_members.joined(g, self.die_of(b.idx()), b.get());
+            }
             self.members[g as usize] += 1;
             self.opened_in_current[s] += 1;
         }
@@ -198,6 +222,9 @@ impl Superblocks {
         let g = std::mem::replace(&mut self.of_block[b.idx()], NO_GROUP);
         if g == NO_GROUP {
             return;
+        }
+        if self.die_members.valid {
+            self.die_members.left(g, self.die_of(b.idx()), b.get());
         }
         let i = g as usize;
         self.fill[i].written -= u64::from(written);
@@ -263,6 +290,8 @@ impl Superblocks {
             *n = self.started;
         }
         self.free_slots = (0..self.members.len() as u32).rev().filter(|&g| self.members[g as usize] == 0).collect();
+        self.die_members = DieMembers::new(self.width);
+        self.die_members.rebuild(&self.of_block, self.blocks_per_die);
     }
 
     /// Checks the sums and member counts against every block's counts.
@@ -273,6 +302,7 @@ impl Superblocks {
         for &g in self.of_block.iter().filter(|&&g| g != NO_GROUP) {
             members[g as usize] += 1;
         }
+        self.die_members.check(&self.of_block, self.blocks_per_die)?;
         let have = self.fill.iter().zip(&self.members);
         for (g, ((f, m), (wf, wm))) in have.zip(want.fill.iter().zip(&members)).enumerate() {
             if (f, m) != (wf, wm) {

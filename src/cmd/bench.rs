@@ -44,8 +44,9 @@ fn table_bytes(d: &SimSsd) -> u64 {
     let c = &d.core;
     let words = c.l2p.capacity() + c.p2l.capacity() + c.seq.capacity() + 2 * c.live.capacity_words();
     // Per block: state, stream (1 B each), valid, write and program pointers, erase count,
-    // bucket links (4 B each) and the close time (8 B); free-list entries (4 B).
-    let per_block = 2 + 4 * 4 + 2 * 4 + 8 + 4;
+    // bucket links (4 B each) and the close time (8 B); free-list entries (4 B); the
+    // superblocks' die-member entries (4 B, about one per block).
+    let per_block = 2 + 4 * 4 + 2 * 4 + 8 + 4 + 4;
     words as u64 * 4 + c.layout.blocks as u64 * per_block
 }
 
