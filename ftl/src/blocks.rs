@@ -7,6 +7,7 @@ use crate::die_members::OnDie;
 use crate::ids::BlockId;
 use crate::layout::Layout;
 use crate::superblocks::{SuperblockRef, Superblocks};
+use crate::supply_levels::SupplyLevels;
 use std::collections::VecDeque;
 
 /// Life cycle of a die-block: Free -> Open (being written) -> Closed (full) -> Victim (data
@@ -84,11 +85,11 @@ pub struct BlockTable {
     /// more free blocks than that.
     host_reserve_per_die: u32,
     host_free_dies: DieMask,
-    /// `supply(die)` of every die, contiguous so GC's per-victim search for the neediest die
-    /// is a vector scan; kept current by `update_host_free` once built. Derived state: not
-    /// saved, rebuilt by [`Self::supplies`] when empty (new or restored tables).
+    /// `supply(die)` of every die and the dies at each level, for GC's per-victim search for
+    /// the neediest die; kept current by `update_host_free` once built. Derived state: not
+    /// saved, rebuilt by [`Self::supply_levels`] when empty (new or restored tables).
     #[serde(skip)]
-    supply: Vec<u32>,
+    levels: SupplyLevels,
 }
 
 impl BlockTable {
@@ -133,7 +134,7 @@ impl BlockTable {
             victims_on_die: vec![0; layout.dies as usize],
             host_reserve_per_die: 0,
             host_free_dies: free_dies_copy,
-            supply: Vec::new(),
+            levels: SupplyLevels::default(),
         }
     }
 
@@ -151,23 +152,23 @@ impl BlockTable {
     fn update_host_free(&mut self, die: u32) {
         let n = self.free[die as usize].len() as u32;
         self.host_free_dies.set(die, n > self.host_reserve_per_die);
-        if let Some(s) = self.supply.get_mut(die as usize) {
-            *s = n + self.victims_on_die[die as usize];
+        if self.levels.is_built() {
+            self.levels.set(die, n + self.victims_on_die[die as usize]);
         }
     }
 
-    /// [`Self::supply`] of every die, indexed by die.
+    /// [`Self::supply`] of every die, and the dies at each level.
     #[inline(always)]
-    pub fn supplies(&mut self) -> &[u32] {
-        if self.supply.len() != self.free.len() {
+    pub fn supply_levels(&mut self) -> &SupplyLevels {
+        if !self.levels.is_built() {
             self.rebuild_supply();
         }
-        &self.supply
+        &self.levels
     }
 
     #[cold]
     fn rebuild_supply(&mut self) {
-        self.supply = (0..self.dies()).map(|d| self.supply(d)).collect();
+        self.levels = SupplyLevels::new((0..self.dies()).map(|d| self.supply(d)).collect());
     }
 
     /// Dies where a host write stream may open a block (more free blocks than GC's reserve).
@@ -474,7 +475,7 @@ impl BlockTable {
                 self.victims_on_die[layout.die_of_block(BlockId::new(b as u32)) as usize] += 1;
             }
         }
-        self.supply.clear(); // rebuilt from the new lists on next use
+        self.levels = SupplyLevels::default(); // rebuilt from the new lists on next use
     }
 
     /// Number of blocks in each state: (free, open, closed, victim), reserved blocks excluded.

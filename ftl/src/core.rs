@@ -469,13 +469,12 @@ impl FtlCore {
     #[inline(never)]
     fn choose_lane_victim(&mut self) -> Option<BlockId> {
         let state = self.lane_state();
-        let reloc = &self.reloc;
         let Some(v) = self.chooser.choose_for_lane(
             &mut self.blocks,
             self.cfg.policy,
             self.layout.mus_per_block,
             self.stats.host_write_mus,
-            |d| reloc.idle(d),
+            self.reloc.busy(),
         ) else {
             self.lane_refused_at = Some(state);
             return None;

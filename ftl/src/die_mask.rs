@@ -45,6 +45,12 @@ impl DieMask {
         })
     }
 
+    /// The mask's words (die `d` is bit `d % 64` of word `d / 64`).
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     pub fn clear_all(&mut self) {
         self.words.fill(0);
     }
@@ -77,10 +83,47 @@ impl DieMask {
     }
 }
 
+/// The set bits of `words` in the cyclic order `start, start + 1, ..., 0, ..., start - 1`.
+#[allow(clippy::cast_possible_truncation)] // die numbers are u32
+pub fn ones_from(words: &[u64], start: u32) -> impl Iterator<Item = u32> + '_ {
+    let (w0, b0) = ((start / 64) as usize, start % 64);
+    let n = words.len();
+    // Word w0 from bit b0 up, the words after it, the words before it, word w0 below b0.
+    (0..=n).flat_map(move |k| {
+        let i = (w0 + k) % n.max(1);
+        let mut w = words.get(i).copied().unwrap_or(0);
+        if k == 0 {
+            w &= u64::MAX << b0;
+        } else if k == n {
+            w &= !(u64::MAX << b0);
+        }
+        std::iter::from_fn(move || {
+            (w != 0).then(|| {
+                let bit = w.trailing_zeros();
+                w &= w - 1;
+                i as u32 * 64 + bit
+            })
+        })
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::cast_possible_truncation)] // casts of the tests' own small values
 mod tests {
     use super::*;
+
+    #[test]
+    fn ones_from_walks_the_set_dies_cyclically() {
+        let mut m = DieMask::new(130);
+        for d in [0, 5, 63, 64, 100, 129] {
+            m.set(d, true);
+        }
+        let from = |s| ones_from(m.words(), s).collect::<Vec<_>>();
+        assert_eq!(from(0), vec![0, 5, 63, 64, 100, 129]);
+        assert_eq!(from(64), vec![64, 100, 129, 0, 5, 63]);
+        assert_eq!(from(101), vec![129, 0, 5, 63, 64, 100]);
+        assert_eq!(from(6), vec![63, 64, 100, 129, 0, 5]);
+    }
 
     /// The plain scan the mask replaces.
     fn reference(a: &[bool], b: &[bool], cursor: u32) -> Option<u32> {

@@ -23,6 +23,7 @@ pub mod read_ahead;
 pub mod recovery;
 mod rmw;
 pub mod superblocks;
+pub mod supply_levels;
 pub mod tracker;
 pub mod wa_model;
 

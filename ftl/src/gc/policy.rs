@@ -18,6 +18,7 @@
 
 use crate::blocks::BlockTable;
 use crate::config::GcPolicy;
+use crate::die_mask::DieMask;
 use crate::ids::BlockId;
 use crate::superblocks::SuperblockRef;
 use std::collections::VecDeque;
@@ -36,52 +37,44 @@ pub struct VictimChooser {
     /// oldest that has one before greedy weighs the superblocks again (at most
     /// `COLLECTING_MAX`; the oldest is let go when another starts).
     collecting: VecDeque<SuperblockRef>,
+    /// Mask words of the idle dies at a supply level (reused between picks).
+    #[serde(skip)]
+    scratch: Vec<u64>,
 }
 
 impl VictimChooser {
     /// Picks the block a GC lane collects next: on the die that most needs a free block (fewest
-    /// free plus erase-pending blocks; rotating among equals) of those whose lane is `idle`,
-    /// chosen there by the policy; the next neediest when that die has no candidate.
+    /// free plus erase-pending blocks; rotating among equals) of those whose lane is idle (not
+    /// in `busy`), chosen there by the policy; the next neediest when that die has no
+    /// candidate.
     pub fn choose_for_lane(
         &mut self,
         blocks: &mut BlockTable,
         policy: GcPolicy,
         mus_per_block: u32,
         now_mus: u64,
-        idle: impl Fn(u32) -> bool,
+        busy: &DieMask,
     ) -> Option<BlockId> {
         let dies = blocks.dies();
         let start = self.die_cursor % dies;
-        // Supply levels from the lowest up; at each, the idle dies from the cursor on. One pass
-        // finds a level and its first die, which nearly always has a candidate.
+        // Supply levels from the lowest up; at each, its idle dies from the cursor on. The
+        // lowest level's first die nearly always has a candidate.
+        let mut idle = std::mem::take(&mut self.scratch);
         let mut floor = 0;
-        loop {
-            let supplies = blocks.supplies();
-            let (mut level, mut first) = (u32::MAX, dies);
-            for range in [start..dies, 0..start] {
-                for d in range {
-                    let s = supplies[d as usize];
-                    if s >= floor && s < level && idle(d) {
-                        (level, first) = (s, d);
-                    }
-                }
-            }
-            if first == dies {
-                return None; // no idle lane with a candidate
-            }
-            // `first` and the dies after it (up to the cursor, wrapping) at that level.
-            let from = if first >= start { first - start } else { first + dies - start };
-            for k in from..dies {
-                let die = if start + k >= dies { start + k - dies } else { start + k };
-                if idle(die) && blocks.supplies()[die as usize] == level {
-                    if let Some(b) = self.choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
-                        self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
-                        return Some(b);
-                    }
+        let found = 'levels: loop {
+            let Some(level) = blocks.supply_levels().lowest_idle_level(floor, busy, &mut idle) else {
+                break None; // no idle lane with a candidate
+            };
+            for die in crate::die_mask::ones_from(&idle, start) {
+                if let Some(b) = self.choose_on_die(blocks, die, policy, mus_per_block, now_mus) {
+                    self.die_cursor = if die + 1 == dies { 0 } else { die + 1 };
+                    break 'levels Some(b);
                 }
             }
             floor = level + 1;
-        }
+        };
+        self.scratch = idle;
+        found
     }
 
     /// The policy's choice among the candidates of one die. Greedy collects a superblock at a
@@ -177,7 +170,7 @@ mod tests {
     fn greedy_collects_on_the_die_with_the_fewest_free_blocks() {
         // Die 0 has the emptiest block drive-wide, but die 1 has fewer free blocks left.
         let (mut t, mpb) = table(&[(0, 5), (1, 30), (1, 20), (1, 40)]);
-        let v = VictimChooser::default().choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let v = VictimChooser::default().choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert_eq!(v.get() / 8, 1, "victim {v} is not on die 1");
         assert_eq!(t.valid[v.idx()], 20, "not the fewest-valid block of die 1");
     }
@@ -198,7 +191,7 @@ mod tests {
             t.close(b, 0);
         }
         let mut c = VictimChooser::default();
-        let first = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let first = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert_eq!(first, a0, "A holds less valid data");
         t.mark_victim(first);
         // B's data is overwritten until B holds less than A; die 1 (fewer free blocks now) still
@@ -208,10 +201,10 @@ mod tests {
                 t.dec_valid(b);
             }
         }
-        let second = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let second = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert_eq!(second, a1, "left A half collected");
         t.mark_victim(second);
-        let third = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let third = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert!(third == b0 || third == b1, "A is done: B is the emptiest");
     }
 
@@ -221,10 +214,10 @@ mod tests {
         // even, so the next victim comes from die 1.
         let (mut t, mpb) = table(&[(0, 10), (0, 12), (0, 14), (1, 10), (1, 12)]);
         let mut c = VictimChooser::default();
-        let a = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let a = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert_eq!(a.get() / 8, 0);
         t.mark_victim(a);
-        let b = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, |_| true).unwrap();
+        let b = c.choose_for_lane(&mut t, GcPolicy::Greedy, mpb, 0, &DieMask::new(2)).unwrap();
         assert_eq!(b.get() / 8, 1, "second victim {b} not on die 1");
     }
 }

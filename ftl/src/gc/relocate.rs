@@ -120,6 +120,11 @@ impl Reloc {
                 .is_none_or(|l| l.block == BlockId::NONE || u64::from(l.wl) * n >= u64::from(l.wls))
     }
 
+    /// The dies whose lane holds a victim.
+    pub(crate) fn busy(&self) -> &DieMask {
+        &self.busy
+    }
+
     /// Whether `die`'s lane is idle.
     pub(crate) fn idle(&self, die: u32) -> bool {
         self.lanes[die as usize].block == BlockId::NONE
