@@ -14,6 +14,7 @@ use crate::layout::Layout;
 use crate::live_units::LiveUnits;
 
 mod invariants;
+mod stream_room;
 
 /// Write stream ids: host data and GC-relocated data. With hot/cold separation off both use
 /// stream 0.
@@ -506,22 +507,6 @@ impl FtlCore {
         fits.then_some(v)
     }
 
-    /// Whether the open blocks of stream `si` have room for `need` more units together. GC
-    /// asks before every word line, so it visits only the dies with an open block and stops
-    /// as soon as the answer is known (usually at the first: an open block has room for at
-    /// least a program unit).
-    pub(crate) fn open_room_reaches(&self, si: usize, need: u64) -> bool {
-        let s = &self.streams[si];
-        let mut room = 0u64;
-        for die in s.open_dies.ones() {
-            if room >= need {
-                break;
-            }
-            room += (self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize].idx()]) as u64;
-        }
-        room >= need
-    }
-
     /// Host units placed in the streams' open program units, not yet sent to NAND.
     pub fn host_mus_in_open_units(&self) -> u64 {
         self.streams.iter().map(|s| u64::from(s.pu_host)).sum()
@@ -550,11 +535,6 @@ impl FtlCore {
     /// The stream index GC data goes to (the host stream when separation is off).
     pub fn gc_stream(&self) -> usize {
         self.stream_index(GC)
-    }
-
-    /// Whether the stream `si` holds a partly filled program unit.
-    pub fn stream_has_open_unit(&self, si: usize) -> bool {
-        self.streams[si].pu_fill > 0
     }
 
     /// A program finished: its MUs are durable.
