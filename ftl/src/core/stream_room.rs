@@ -20,6 +20,14 @@ impl FtlCore {
         room >= need
     }
 
+    /// Units the open blocks of stream `si` can still take together (GC filling its open unit
+    /// with part of a word line reads only the pages of the units that fit).
+    pub(crate) fn open_room(&self, si: usize) -> u64 {
+        let s = &self.streams[si];
+        let room = |die: u32| u64::from(self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize].idx()]);
+        s.open_dies.ones().map(room).sum()
+    }
+
     /// Whether the stream `si` holds a partly filled program unit.
     pub fn stream_has_open_unit(&self, si: usize) -> bool {
         self.streams[si].pu_fill > 0

@@ -242,7 +242,10 @@ impl FtlCore {
                     self.aim_prefetch(lane.block, lane.wl);
                 }
                 self.prefetch_ahead(u32::MAX);
-                self.relocate_wl(lane.block, lane.wl, out);
+                // Moving in part, the pages read are those of the units that fit; the rest are
+                // read when they move.
+                let fits = if partly { self.open_room(self.stream_index(GC)) } else { u64::MAX };
+                self.relocate_wl(lane.block, lane.wl, u32::try_from(fits).unwrap_or(u32::MAX), out);
                 if partly && self.wl_has_live(lane.block, lane.wl) {
                     return Step::Stalled; // the rest of the word line waits for a free block
                 }
@@ -369,17 +372,25 @@ impl FtlCore {
         self.live.count_in(first, end) > 0
     }
 
-    /// Moves the valid units of one word line of `victim`. Its page reads (one multi-plane read
-    /// per page type with live data) are emitted first, so every program carrying this data
-    /// waits for them. The units move in offset order, 128 live bits at a time (one chunk for
-    /// any word line of up to 128 units).
-    fn relocate_wl(&mut self, victim: BlockId, wl: u32, out: &mut Vec<CoreEvent>) {
+    /// Moves the valid units of one word line of `victim`, or its first `fits` (when the GC
+    /// stream has room for no more). Its page reads (one multi-plane read per page type with
+    /// live data to move) are emitted first, so every program carrying this data waits for
+    /// them. The units move in offset order, 128 live bits at a time (one chunk for any word
+    /// line of up to 128 units).
+    fn relocate_wl(&mut self, victim: BlockId, wl: u32, fits: u32, out: &mut Vec<CoreEvent>) {
         let (first, end) = self.wl_units(victim, wl);
         if first >= end {
             return;
         }
         let mpp = self.layout.mus_per_page;
         let mut live = self.live.bits(first, (end - first).min(128));
+        // Pages in offset order: the first `fits` live units are those of the first pages.
+        let mut left = fits;
+        let mut cap = |n: u32| {
+            let take = n.min(left);
+            left -= take;
+            take
+        };
         let read = if end - first <= 128 {
             let page_mask = if mpp >= 64 { u64::MAX } else { (1u64 << mpp) - 1 };
             self.emit_gc_reads(
@@ -388,24 +399,21 @@ impl FtlCore {
                     let sh = k * mpp;
                     // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one
                     // 64-bit popcount; wider pages take the 128-bit one.
-                    match sh {
+                    cap(match sh {
                         128.. => 0,
                         _ if mpp <= 64 => (low_u64(live >> sh) & page_mask).count_ones(),
                         _ => (live >> sh).count_ones(),
-                    }
+                    })
                 },
                 out,
             )
         } else {
+            let live_units = &self.live;
             self.emit_gc_reads(
                 victim,
                 |k| {
                     let lo = first + k * mpp;
-                    if lo >= end {
-                        0
-                    } else {
-                        self.live.count_in(lo, (lo + mpp).min(end))
-                    }
+                    cap(if lo >= end { 0 } else { live_units.count_in(lo, (lo + mpp).min(end)) })
                 },
                 out,
             )
@@ -427,13 +435,16 @@ impl FtlCore {
             }
             live = self.live.bits(lo, (end - lo).min(128));
         }
+        // Every unit moved was read, and none twice (swarm seeds 8675, 11876, 18952, 20858 move
+        // word lines in part).
+        debug_assert_eq!(run.moved, read, "units moved from word line {wl} of {victim} != units read");
         self.end_moves(victim, run, out);
     }
 
     /// GC page reads for the live units of a word line, `live` bit i = unit `first + i`:
     /// one multi-plane read per page type holding live data. Returns how many units are live.
     #[allow(clippy::cast_possible_truncation)] // page types (<= 4) and planes (<= 16) are small (validated geometry)
-    fn emit_gc_reads(&self, victim: BlockId, page_live: impl Fn(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
+    fn emit_gc_reads(&self, victim: BlockId, mut page_live: impl FnMut(u32) -> u32, out: &mut Vec<CoreEvent>) -> u32 {
         let l = self.layout;
         let bits = (l.geo.bits_per_cell as usize).min(4);
         let mut planes = [0u8; 4];
