@@ -262,21 +262,20 @@ impl BlockTable {
         if !self.superblocks.may_hold(slot, die) {
             return None;
         }
-        let one = match self.superblocks.member_on_die(slot, die) {
+        let member = match self.superblocks.member_on_die(slot, die) {
             OnDie::Many => None,
             OnDie::None => Some(None),
             OnDie::One(b) => Some(Some(BlockId::new(b))),
         };
-        if let Some(member) = one {
+        if let Some(member) = member {
             // The die's only member: the pass below would find it, if it is a candidate with
             // an invalid unit to gain.
-            let (keys, limit_key) =
-                self.candidates.keys_and_limit(member.map_or(0..0, |b| b.idx()..b.idx() + 1), limit);
-            if keys.first().is_some_and(|&k| k < limit_key) {
-                return member;
+            let limit_key = self.candidates.keys_and_limit(0..0, limit).1;
+            let found = member.filter(|&b| self.candidates.key(b).is_some_and(|k| k < limit_key));
+            if found.is_none() {
+                self.superblocks.done_on_die(slot, die);
             }
-            self.superblocks.done_on_die(slot, die);
-            return None;
+            return found;
         }
         let first = (die * self.blocks_per_die) as usize;
         let range = first..first + self.blocks_per_die as usize;

@@ -79,16 +79,17 @@ impl DieMembers {
         }
     }
 
-    /// Rebuilds the table from every block's slot (`NO_GROUP`, i.e. `u32::MAX`, for none).
-    pub fn rebuild(&mut self, of_block: &[u32], blocks_per_die: u32) {
-        self.entries.clear();
-        self.valid = true;
+    /// The table of `dies` dies built from every block's slot (`NO_GROUP`, i.e. `u32::MAX`,
+    /// for none).
+    pub fn built(of_block: &[u32], dies: u32, blocks_per_die: u32) -> Self {
+        let mut m = DieMembers::new(dies);
         for (b, &g) in of_block.iter().enumerate() {
             if g != u32::MAX {
                 #[allow(clippy::cast_possible_truncation)] // block ids are u32 by Layout's construction
-                self.joined(g, b as u32 / blocks_per_die, b as u32);
+                m.joined(g, b as u32 / blocks_per_die, b as u32);
             }
         }
+        m
     }
 
     /// Checks every entry against the blocks' slots: a `One` entry names a member on its die
@@ -143,8 +144,7 @@ mod tests {
     fn rebuild_and_check_agree_with_the_blocks_slots() {
         // 2 dies x 4 blocks; slot 0 has blocks 0 and 4, slot 1 has blocks 1 and 2 (both die 0).
         let of_block = [0, 1, 1, u32::MAX, 0, u32::MAX, u32::MAX, u32::MAX];
-        let mut m = DieMembers::new(2);
-        m.rebuild(&of_block, 4);
+        let m = DieMembers::built(&of_block, 2, 4);
         assert_eq!((m.on_die(0, 0), m.on_die(0, 1), m.on_die(1, 0)), (OnDie::One(0), OnDie::One(4), OnDie::Many));
         assert!(m.check(&of_block, 4).is_ok());
         let moved = [0, 1, 1, u32::MAX, 1, u32::MAX, u32::MAX, u32::MAX];

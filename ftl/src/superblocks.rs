@@ -104,8 +104,7 @@ impl Superblocks {
     /// What slot `g`'s superblock holds on `die` (rebuilding the table after a restore).
     pub fn member_on_die(&mut self, g: u32, die: u32) -> OnDie {
         if !self.die_members.valid {
-            self.die_members = DieMembers::new(self.width);
-            self.die_members.rebuild(&self.of_block, self.blocks_per_die);
+            self.die_members = DieMembers::built(&self.of_block, self.width, self.blocks_per_die);
         }
         self.die_members.on_die(g, die)
     }
@@ -290,8 +289,7 @@ impl Superblocks {
             *n = self.started;
         }
         self.free_slots = (0..self.members.len() as u32).rev().filter(|&g| self.members[g as usize] == 0).collect();
-        self.die_members = DieMembers::new(self.width);
-        self.die_members.rebuild(&self.of_block, self.blocks_per_die);
+        self.die_members = DieMembers::built(&self.of_block, self.width, self.blocks_per_die);
     }
 
     /// Checks the sums and member counts against every block's counts.

@@ -49,6 +49,7 @@ impl SupplyLevels {
     }
 
     /// Supply of every die, by die.
+    #[cfg(test)]
     pub fn supplies(&self) -> &[u32] {
         &self.supply
     }

@@ -9,13 +9,12 @@ impl FtlCore {
     /// as soon as the answer is known (usually at the first: an open block has room for at
     /// least a program unit).
     pub(crate) fn open_room_reaches(&self, si: usize, need: u64) -> bool {
-        let s = &self.streams[si];
         let mut room = 0u64;
-        for die in s.open_dies.ones() {
+        for die in self.streams[si].open_dies.ones() {
             if room >= need {
                 break;
             }
-            room += (self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize].idx()]) as u64;
+            room += self.open_block_room(si, die);
         }
         room >= need
     }
@@ -23,9 +22,13 @@ impl FtlCore {
     /// Units the open blocks of stream `si` can still take together (GC filling its open unit
     /// with part of a word line reads only the pages of the units that fit).
     pub(crate) fn open_room(&self, si: usize) -> u64 {
-        let s = &self.streams[si];
-        let room = |die: u32| u64::from(self.layout.mus_per_block - self.blocks.write_ptr[s.open[die as usize].idx()]);
-        s.open_dies.ones().map(room).sum()
+        self.streams[si].open_dies.ones().map(|die| self.open_block_room(si, die)).sum()
+    }
+
+    /// Units stream `si`'s open block on `die` can still take.
+    fn open_block_room(&self, si: usize, die: u32) -> u64 {
+        let block = self.streams[si].open[die as usize];
+        u64::from(self.layout.mus_per_block - self.blocks.write_ptr[block.idx()])
     }
 
     /// Whether the stream `si` holds a partly filled program unit.
