@@ -48,6 +48,16 @@ const CASES: &[Case] = &[
         mixed: false,
     },
     Case {
+        // 512-byte O_DIRECT writes, as fio issues them where the kernel allows (the file's
+        // block follows the kernel's O_DIRECT alignment, not a fixed 4 KiB).
+        name: "seqwrite-512",
+        body: "rw=write\nbs=512\nsize=256k",
+        loop_bytes: 256 << 10,
+        loops: 1,
+        ordered: true,
+        mixed: false,
+    },
+    Case {
         name: "randwrite",
         body: "rw=randwrite\nbs=4k\nsize=4m",
         loop_bytes: 4 << 20,

@@ -99,7 +99,9 @@ pub struct RealOptions {
     pub verify: bool,
     /// Apply the block-device signature check to a regular file (for tests and images).
     pub device_like: bool,
-    /// Logical block size of a file target (default 4096). Ignored for block devices.
+    /// Logical block size of a file target. Default: the offset alignment the kernel reports
+    /// for O_DIRECT on the file (`statx` STATX_DIOALIGN; 512 on most disks), else 4096.
+    /// Ignored for block devices (their own logical block size holds).
     pub logical_block_bytes: Option<u32>,
     /// Hand queued commands to the kernel once this many are pending, even before the next
     /// wait. 0 (default) means `max(1, queue_depth / 8)`: batching everything until the host

@@ -147,7 +147,9 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
         (size, lbs)
     } else {
         let len = file.metadata().map_err(io_err(path, "stat"))?.len();
-        (len, o.logical_block_bytes.unwrap_or(4096))
+        // As fio, O_DIRECT I/O as small and as aligned as the kernel takes on this file.
+        let kernel = sys::dio_offset_align(fd).filter(|a| a.is_power_of_two() && (512..=65536).contains(a));
+        (len, o.logical_block_bytes.or(kernel).unwrap_or(4096))
     };
     let l = u64::from(lbs);
     if !o.offset_bytes.is_multiple_of(l) {

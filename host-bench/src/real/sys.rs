@@ -50,6 +50,19 @@ pub(crate) fn block_logical_bytes(fd: RawFd) -> io::Result<u32> {
     u32::try_from(ssz).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "negative sector size"))
 }
 
+/// The offset alignment the kernel requires of O_DIRECT I/O on a regular file (`statx` with
+/// `STATX_DIOALIGN`, Linux 6.1+): the filesystem's device's logical block, 512 bytes on most
+/// disks. `None` where the kernel or the filesystem does not report it.
+pub(crate) fn dio_offset_align(fd: RawFd) -> Option<u32> {
+    // SAFETY: an all-zero statx is a valid value of the plain C struct.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: with AT_EMPTY_PATH and an empty path statx describes `fd` and writes one statx
+    // through the pointer, which is valid for the call.
+    let r = unsafe { libc::statx(fd, c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_DIOALIGN, &mut st) };
+    (r == 0 && st.stx_mask & libc::STATX_DIOALIGN != 0 && st.stx_dio_offset_align > 0)
+        .then_some(st.stx_dio_offset_align)
+}
+
 /// Discards `[offset, offset+len)` on a block device.
 pub(crate) fn blkdiscard(fd: RawFd, offset: u64, len: u64) -> io::Result<()> {
     let range: [u64; 2] = [offset, len];
