@@ -270,7 +270,7 @@ impl BlockTable {
         if let Some(member) = member {
             // The die's only member: the pass below would find it, if it is a candidate with
             // an invalid unit to gain.
-            let limit_key = self.candidates.keys_and_limit(0..0, limit).1;
+            let limit_key = self.candidates.limit_key(limit);
             let found = member.filter(|&b| self.candidates.key(b).is_some_and(|k| k < limit_key));
             if found.is_none() {
                 self.superblocks.done_on_die(slot, die);
@@ -522,7 +522,7 @@ mod tests {
     /// Greedy's choice on a die, the slow way: the least (valid / written of the superblock,
     /// then key) over the candidates with fewer than `limit` valid units, in block order.
     fn emptiest_by_sorting(t: &BlockTable, die: u32, limit: u32) -> Option<BlockId> {
-        let limit_key = t.candidates.keys_and_limit(0..0, limit).1;
+        let limit_key = t.candidates.limit_key(limit);
         t.die_blocks(die)
             .filter_map(|b| t.candidates.key(b).filter(|&k| k < limit_key).map(|k| (b, k)))
             .map(|(b, k)| {
@@ -564,7 +564,7 @@ mod tests {
                 for limit in [mpb, mpb / 2, 3] {
                     let want = emptiest_by_sorting(&t, die, limit);
                     assert_eq!(t.emptiest_superblock_on_die(die, limit), want, "die {die}, limit {limit}");
-                    let limit_key = t.candidates.keys_and_limit(0..0, limit).1;
+                    let limit_key = t.candidates.limit_key(limit);
                     let fewest = t.die_blocks(die).filter(|&b| t.candidates.key(b).is_some_and(|k| k < limit_key));
                     let fewest = fewest.min_by_key(|&b| t.candidates.key(b));
                     assert_eq!(t.fewest_valid_on_die(die, limit), fewest, "die {die}, limit {limit}");

@@ -37,11 +37,17 @@ impl Candidates {
         (k != NONE).then_some(k)
     }
 
-    /// Keys of a contiguous run of blocks, and the least key of a block with `limit` valid
-    /// units (candidates below it have fewer; non-candidates are above every limit).
+    /// Keys of a contiguous run of blocks, and [`Self::limit_key`] of `limit`.
     #[inline]
     pub fn keys_and_limit(&self, blocks: std::ops::Range<usize>, limit: u32) -> (&[u64], u64) {
-        (&self.keys[blocks], u64::from(limit) << self.stamp_bits)
+        (&self.keys[blocks], self.limit_key(limit))
+    }
+
+    /// The least key of a block with `limit` valid units: candidates below it have fewer;
+    /// non-candidates are above every limit.
+    #[inline]
+    pub fn limit_key(&self, limit: u32) -> u64 {
+        u64::from(limit) << self.stamp_bits
     }
 
     #[inline(always)]

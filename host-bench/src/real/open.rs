@@ -48,11 +48,16 @@ fn validate(o: &RealOptions) -> Result<(), RealError> {
         return Err(invalid(&o.path, format!("max_block_bytes {} is not a multiple of 4096", o.max_block_bytes)));
     }
     if let Some(l) = o.logical_block_bytes {
-        if !(512..=65536).contains(&l) || !l.is_power_of_two() {
+        if !is_block_size(l) {
             return Err(invalid(&o.path, format!("logical_block_bytes {l} is not a power of two in 512..=65536")));
         }
     }
     Ok(())
+}
+
+/// A logical block size a target may have: a power of two in 512..=65536 bytes.
+fn is_block_size(l: u32) -> bool {
+    (512..=65536).contains(&l) && l.is_power_of_two()
 }
 
 /// How long a busy block device is retried before it is refused, and how often.
@@ -148,7 +153,7 @@ pub(super) fn open(o: RealOptions) -> Result<RealTarget, RealError> {
     } else {
         let len = file.metadata().map_err(io_err(path, "stat"))?.len();
         // As fio, O_DIRECT I/O as small and as aligned as the kernel takes on this file.
-        let kernel = sys::dio_offset_align(fd).filter(|a| a.is_power_of_two() && (512..=65536).contains(a));
+        let kernel = sys::dio_offset_align(fd).filter(|&a| is_block_size(a));
         (len, o.logical_block_bytes.or(kernel).unwrap_or(4096))
     };
     let l = u64::from(lbs);
