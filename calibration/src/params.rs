@@ -20,8 +20,8 @@ pub enum Param {
     IccReadMa,
     IccProgMa,
     IccEraseMa,
-    /// Power-governor averaging window: declared, but no figure depends on it until the power
-    /// governor is part of the simulated drive, so it is never selected by default.
+    /// Power-governor averaging window: moves only figures measured under a power cap, so it is
+    /// not among the defaults.
     PowerWindowUs,
     /// The controller's write datapath (MB/s; unset: no limit but the link and the NAND).
     WriteBandwidthMbps,
@@ -166,13 +166,16 @@ impl Param {
     pub fn affects(self, p: &Plan) -> bool {
         let reads = p.phase == Phase::Read || p.workload.rwmixread.is_some() || p.workload.rw == RwMode::RandRw;
         let writes = p.phase != Phase::Read;
+        // Under a cap the governor admits NAND operations by their energy, so the currents and
+        // its window move throughput figures there, not only power readings.
+        let capped = p.power_cap_w.is_some();
         match self {
             Param::CmdLimitKiops => p.metric != Metric::Power,
             Param::ReadOverheadUs | Param::TRUs => reads,
             Param::WriteAckUs | Param::TProgUs | Param::WriteBandwidthMbps | Param::WriteCmdLimitKiops => writes,
             Param::ReadBandwidthMbps => reads,
-            Param::IccReadMa | Param::IccProgMa | Param::IccEraseMa => p.metric == Metric::Power,
-            Param::PowerWindowUs => false,
+            Param::IccReadMa | Param::IccProgMa | Param::IccEraseMa => p.metric == Metric::Power || capped,
+            Param::PowerWindowUs => capped,
         }
     }
 }
@@ -196,6 +199,28 @@ impl fmt::Display for Param {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::{map_row, DriveFacts, Mapping};
+
+    fn plan(line: &str) -> Plan {
+        let text = format!("{}\n{line}\n", crate::measured::COLUMNS.join(","));
+        let row = crate::measured::parse(&text, "t.csv").unwrap().remove(0);
+        let facts = |name: &str| (name == "tiny").then_some(DriveFacts { ps0_w: 8.0, states_w: vec![8.0, 6.0, 4.0] });
+        match map_row(&row, &facts) {
+            Mapping::Run(p) => *p,
+            Mapping::Skip(why) => panic!("{line}: {why}"),
+        }
+    }
+
+    #[test]
+    fn currents_and_the_window_move_capped_throughput_only() {
+        let capped = plan("a,tiny,,,vdbench,steady,SQL profile,,68,80%,,,relative_iops,0.85,ratio,power mode 1");
+        let free = plan("b,tiny,,,fio,steady,4k random write,4k,0,yes,32,4,iops,1000,iops,");
+        let power = plan("c,tiny,,,fio,steady,4k random write,4k,0,yes,32,4,power,5,W,");
+        for q in [Param::IccReadMa, Param::IccProgMa, Param::IccEraseMa] {
+            assert!(q.affects(&capped) && q.affects(&power) && !q.affects(&free), "{q}");
+        }
+        assert!(Param::PowerWindowUs.affects(&capped) && !Param::PowerWindowUs.affects(&free));
+    }
 
     #[test]
     fn an_optional_limit_at_its_upper_bound_is_unset() {
