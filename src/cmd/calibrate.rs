@@ -129,12 +129,12 @@ fn report(r: &FitResult) -> String {
     for p in &r.points {
         let _ = writeln!(
             t,
-            "{:<28} {:<14} {:>12.1} {:>12.1} {:>12.1} {:<6} {:>+7.1}%",
+            "{:<28} {:<14} {:>12} {:>12} {:>12} {:<6} {:>+7.1}%",
             p.id,
             p.metric,
-            p.measured,
-            p.predicted_start,
-            p.predicted,
+            validate::fmt_num(p.measured),
+            validate::fmt_num(p.predicted_start),
+            validate::fmt_num(p.predicted),
             p.unit,
             p.rel_error * 100.0
         );
@@ -153,7 +153,8 @@ fn report(r: &FitResult) -> String {
         );
     }
     for (key, from, to) in &r.scan_moves {
-        let _ = writeln!(t, "axis scan: started {key} at {to:.1} (base {from:.1})");
+        let _ =
+            writeln!(t, "axis scan: started {key} at {} (base {})", validate::fmt_num(*to), validate::fmt_num(*from));
     }
     let _ = writeln!(
         t,
@@ -169,12 +170,13 @@ fn report(r: &FitResult) -> String {
     t
 }
 
-/// A parameter's value, or "none" for an optional limit left unset.
+/// A parameter's value (three decimals below 100, so a ratio or a current in mA keeps its
+/// digits), or "none" for an optional limit left unset.
 fn shown(v: f64, none: bool) -> String {
     if none {
         "none".into()
     } else {
-        format!("{v:.1}")
+        validate::fmt_num(v)
     }
 }
 
@@ -201,14 +203,28 @@ fn comment_block(r: &FitResult, base: &str, inputs: &[String]) -> String {
     for p in &r.points {
         let _ = writeln!(
             t,
-            "#   {}: measured {:.1} {}, predicted {:.1} ({:+.1}%)",
+            "#   {}: measured {} {}, predicted {} ({:+.1}%)",
             p.id,
-            p.measured,
+            validate::fmt_num(p.measured),
             p.unit,
-            p.predicted,
+            validate::fmt_num(p.predicted),
             p.rel_error * 100.0
         );
     }
     t.push_str("#\n");
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn small_values_keep_their_digits() {
+        // A ratio of 0.85 or a current of 3.96 mA printed to one decimal read as 0.8 and 4.0.
+        assert_eq!(shown(3.96, false), "3.960");
+        assert_eq!(shown(0.85, false), "0.850");
+        assert_eq!(shown(1100.0, false), "1100");
+        assert_eq!(shown(1100.0, true), "none");
+    }
 }
