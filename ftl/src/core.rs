@@ -112,7 +112,8 @@ pub struct FtlCore {
     pub blocks: BlockTable,
     streams: [Stream; 2],
     pub stats: FtlStats,
-    next_seq: u32,
+    /// The next write sequence ([`take_sequence`]).
+    pub(crate) next_seq: u32,
     chooser: VictimChooser,
     /// `blocks.releases` when the last victim could not start for want of room with no block
     /// free: until a block is released neither the free room nor GC's open room can grow, so
@@ -142,6 +143,14 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);
+}
+
+/// Takes the next write sequence from the counter `next` (sequences skip 0 when they wrap).
+#[inline(always)]
+pub(crate) fn take_sequence(next: &mut u32) -> u32 {
+    let s = *next;
+    *next = next.wrapping_add(1).max(1);
+    s
 }
 
 /// Progress of an incremental relocation.
@@ -307,9 +316,7 @@ impl FtlCore {
     }
 
     pub(crate) fn next_sequence(&mut self) -> u32 {
-        let s = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1).max(1);
-        s
+        take_sequence(&mut self.next_seq)
     }
 
     #[inline(always)]
