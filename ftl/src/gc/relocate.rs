@@ -5,7 +5,7 @@ use crate::core::{prefetch, CoreEvent, FtlCore, Step, GC};
 use crate::die_mask::DieMask;
 use crate::ids::{BlockId, Ppn};
 use crate::layout::NONE;
-use nand_model::cast::low_u64;
+use nand_model::cast::{low_u64, usize_from};
 
 /// Calls `f(first + i)` for the set bits i of `bits`, in order, until `f` returns false; returns
 /// the unit it stopped at, if any. Scanned as two 64-bit halves: bit scans on u64 are single
@@ -23,6 +23,19 @@ fn for_each_set_bit(bits: u128, first: u32, mut f: impl FnMut(u32) -> bool) -> O
     }
     None
 }
+
+/// Set bits of each byte value. The build targets baseline x86-64, which has no POPCNT
+/// instruction: `count_ones` is a sequence of ~15 there, and GC counts the live units of every
+/// page of each word line it moves (12 pages of a TLC word line on 4 planes).
+const BYTE_ONES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 1;
+    while i < 256 {
+        t[i] = t[i / 2] + (i % 2 == 1) as u8;
+        i += 1;
+    }
+    t
+};
 
 /// Mapping entries of GC's next word line prefetched per host command.
 const GC_PREFETCH_PER_COMMAND: u32 = 12;
@@ -397,10 +410,12 @@ impl FtlCore {
                 victim,
                 |k| {
                     let sh = k * mpp;
-                    // A page of 64 units or fewer (any 4 KiB unit on pages up to 256 KiB): one
-                    // 64-bit popcount; wider pages take the 128-bit one.
+                    // A page of 8 units or fewer (4 KiB units on pages up to 32 KiB): a table
+                    // look-up; of 64 or fewer (pages up to 256 KiB): one 64-bit popcount; wider
+                    // pages take the 128-bit one.
                     cap(match sh {
                         128.. => 0,
+                        _ if mpp <= 8 => u32::from(BYTE_ONES[usize_from(low_u64(live >> sh) & page_mask)]),
                         _ if mpp <= 64 => (low_u64(live >> sh) & page_mask).count_ones(),
                         _ => (live >> sh).count_ones(),
                     })
