@@ -9,7 +9,17 @@ pub fn drop_consumed<T>(buf: &mut Vec<T>, head: &mut usize) {
     if *head == buf.len() {
         buf.clear();
         *head = 0;
-    } else if *head >= 64 && *head * 2 >= buf.len() {
+    } else if *head >= 64 {
+        drop_half_consumed(buf, head);
+    }
+}
+
+/// [`drop_consumed`]'s second case, out of line: inlined, the compiler evaluated both of its
+/// tests on every pop (a queue's cursor is below 64 nearly always).
+#[cold]
+#[inline(never)]
+fn drop_half_consumed<T>(buf: &mut Vec<T>, head: &mut usize) {
+    if *head * 2 >= buf.len() {
         buf.drain(..*head);
         *head = 0;
     }
