@@ -158,6 +158,12 @@ impl Reloc {
         if here.block != BlockId::NONE {
             return Some(here);
         }
+        self.cursor_to_busy_lane()
+    }
+
+    /// [`Self::settle_cursor`] past an idle lane, out of line so that the usual case inlines.
+    #[inline(never)]
+    fn cursor_to_busy_lane(&mut self) -> Option<Lane> {
         let i = self.busy.next_from(self.cursor, None)?;
         self.cursor = i;
         Some(self.lanes[i as usize])
@@ -288,8 +294,9 @@ impl FtlCore {
 
     /// Whether [`Self::relocate_step`] with no word lines to move would do nothing but settle
     /// its cursor: the next busy lane still has data to move (no lane to release). Settles the
-    /// cursor as that call would, so skipping the call changes nothing.
-    #[inline]
+    /// cursor as that call would, so skipping the call changes nothing. Inlined: host writes
+    /// ask it after nearly every unit while GC runs flat out.
+    #[inline(always)]
     pub fn next_lane_has_work(&mut self) -> bool {
         self.reloc.settle_cursor().is_some_and(|lane| self.lane_has_work(lane))
     }
