@@ -40,12 +40,15 @@ impl<E: Copy> Fifo<E> {
         }
     }
 
+    /// Removes the front event; returns it and the time of the new front (`SimTime::MAX` if
+    /// none), read before the consumed prefix may go so that nothing is loaded twice.
     #[inline]
-    fn pop(&mut self) -> Option<(SimTime, u64, E)> {
-        let e = *self.buf.get(self.head)?;
+    fn pop(&mut self) -> Option<((SimTime, E), SimTime)> {
+        let &(t, _, e) = self.buf.get(self.head)?;
         self.head += 1;
+        let next = self.buf.get(self.head).map_or(SimTime::MAX, |f| f.0);
         nand_model::consumed::drop_consumed(&mut self.buf, &mut self.head);
-        Some(e)
+        Some(((t, e), next))
     }
 
     fn clear(&mut self) {
@@ -118,8 +121,7 @@ impl<E: Copy> DevEvents<E> {
         if self.front[h] == SimTime::MAX {
             return None;
         }
-        let (t, _, e) = self.q[h].pop()?;
-        let next = self.q[h].front().map_or(SimTime::MAX, |f| f.0);
+        let ((t, e), next) = self.q[h].pop()?;
         // The new fronts are built in registers and compared there: storing `front[h]` and
         // loading the four back made each pop wait on a store it might alias (10% of
         // `next_completion`'s samples in `perf record` of `ssdlab bench`).
