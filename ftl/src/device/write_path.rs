@@ -4,8 +4,23 @@
 use super::*;
 
 impl SimSsd {
-    /// Admits waiting writes, in order, while buffer space and stream space allow.
+    /// Admits waiting writes, in order, while buffer space and stream space allow. Inlined up to
+    /// the full-buffer test: GC claims the space a program frees before the host does, so many
+    /// calls find the buffer full and only record the stall (as [`Self::admit`] would).
+    #[inline]
     pub(crate) fn try_admit(&mut self) {
+        if self.buffer_room_mus() == 0 {
+            if !self.pending_writes.is_empty() {
+                self.set_stall(Stall::Buffer(self.now));
+            }
+            return;
+        }
+        self.admit_waiting();
+    }
+
+    /// [`Self::try_admit`] with room in the buffer.
+    #[inline(never)]
+    fn admit_waiting(&mut self) {
         while let Some(&slot) = self.pending_writes.front() {
             if !self.admit(slot) {
                 return;
