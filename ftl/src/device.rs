@@ -248,6 +248,20 @@ pub struct SimSsd {
     pub(crate) die_programs: Vec<u8>,
     /// The stream of the program last handed to each die (the other goes next).
     pub(crate) last_stream: Vec<u8>,
+    /// Per program queue (die and write stream), the word line the stream's open block of the
+    /// *full-size* drive would program next: programs issued, modulo `full_word_lines`. It sets
+    /// each program's layer (its tPROG, `timing.t_prog_layer_spread_pct`) at every scale: a
+    /// scaled die programs as many word lines per second as the full-size one, so its streams
+    /// sweep the layers at the full-size drive's pace though its blocks are shorter.
+    #[serde(default)]
+    pub(crate) stream_word_lines: Vec<u32>,
+    /// Word lines per block of the full-size geometry.
+    #[serde(default)]
+    pub(crate) full_word_lines: u32,
+    /// Whether programs take their layer's tPROG (else the mean): see
+    /// [`SimSsd::resolve_layer_ramp`].
+    #[serde(default = "yes")]
+    pub(crate) layer_ramp_resolved: bool,
     /// Program queues whose first waiting program needs GC read `seq` next: at index `seq -
     /// read_waiters_base` the first such queue (NO_QUEUE if none), the rest linked through
     /// `next_waiter` (a queue waits on one read at a time). A read's completion looks only at
@@ -283,7 +297,22 @@ pub struct SimSsd {
     pub(crate) rmw: RmwReads,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl SimSsd {
+    /// Whether programs take the tPROG of their word line's layer (`timing.t_prog_layer_spread_pct`,
+    /// the default) or the mean. The ramp swings the drive's throughput over the seconds its
+    /// streams take to fill a full-size block, so a phase sees it averaged only when it lasts
+    /// minutes of device time. A reduced drive runs a phase 1/N as long as the full-size drive
+    /// does, so a short phase would see one part of a swing the full-size drive averages over:
+    /// the runner turns the ramp off for such phases and they take the mean instead. The word
+    /// lines' positions advance either way.
+    pub fn resolve_layer_ramp(&mut self, resolved: bool) {
+        self.layer_ramp_resolved = resolved;
+    }
+
     pub fn capacity(&self) -> &Capacity {
         &self.capacity
     }

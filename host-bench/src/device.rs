@@ -160,6 +160,11 @@ pub trait Device {
     /// would spend that factor times more. No-op by default.
     fn settle(&mut self) {}
 
+    /// Whether the phase starting now is long enough in device time to show the drive's slow
+    /// swings as the full-size drive's phases average them (the runner says so at each group's
+    /// start; see `runner::resolves_slow_swings`). No-op by default.
+    fn resolve_slow_swings(&mut self, _resolved: bool) {}
+
     /// The write buffer's state, for devices whose buffer the runner can see (the simulator):
     /// scaled runs warm a time-based group up until it stops filling (see `runner::warmup`).
     /// `None` by default.

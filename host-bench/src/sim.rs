@@ -259,6 +259,10 @@ impl Device for SimTarget {
         }
     }
 
+    fn resolve_slow_swings(&mut self, resolved: bool) {
+        self.ssd.resolve_layer_ramp(resolved);
+    }
+
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
         self.report_point();
         self.sampling.grids = origins_ns.iter().map(|&o| (o, interval_ns.max(1))).collect();

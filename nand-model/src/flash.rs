@@ -45,7 +45,9 @@ pub struct NandOp {
     pub tag: u64,
     pub kind: OpKind,
     pub die: u32,
-    /// Page type (LSB=0, CSB/MSB=1, ...) for reads; ignored otherwise.
+    /// Page type (LSB=0, CSB/MSB=1, ...) for reads; for programs the word line's position in
+    /// its block (`timing::LAYER_BANDS` bands, or `timing::LAYER_MEAN`), which sets its tPROG;
+    /// ignored for erases.
     pub page_type: u8,
     /// Planes addressed by a multi-plane operation (1..=planes_per_die).
     pub planes: u8,
@@ -72,7 +74,14 @@ impl NandOp {
         NandOp { background: true, ..Self::read(tag, die, page_type, planes, bytes) }
     }
     pub fn program(tag: u64, die: u32, planes: u8, bytes: u32) -> Self {
-        NandOp { tag, kind: OpKind::Program, die, page_type: 0, planes, bytes, background: false, plane: 0 }
+        let page_type = crate::timing::LAYER_MEAN; // the mean tPROG until `at_layer` places it
+        NandOp { tag, kind: OpKind::Program, die, page_type, planes, bytes, background: false, plane: 0 }
+    }
+    /// The same program at word-line position `layer` of its block (`timing::LAYER_BANDS`
+    /// bands, or `timing::LAYER_MEAN`: not resolved), which sets its tPROG.
+    pub fn at_layer(self, layer: u8) -> Self {
+        debug_assert!(self.kind == OpKind::Program);
+        NandOp { page_type: layer, ..self }
     }
     /// The same program or erase labelled as GC work (or not) for views; reads use
     /// [`NandOp::background_read`], which changes their scheduling.
@@ -475,7 +484,7 @@ impl Flash {
             }
             OpKind::Program => {
                 let cmd = self.channels[ch].reserve(now, now, t.t_cmd_ns + xfer);
-                let array_ns = t.program_array_ns(planes);
+                let array_ns = t.program_array_ns_at(planes, op.page_type);
                 (cmd, cmd + t.t_cmd_ns + xfer + array_ns, array_ns, self.energy.prog_w)
             }
             OpKind::Erase => {

@@ -95,6 +95,13 @@ pub struct TimingConfig {
     /// serves up to `planes_per_die` random reads at once. Programs and erases still take the die.
     #[serde(default)]
     pub independent_plane_reads: bool,
+    /// Spread of the word-line program time over a block, first to last word line, percent of
+    /// `t_prog_us` (the mean). A 3D NAND memory hole tapers from the top of the stack to the
+    /// bottom, so the cells of one layer need fewer program-verify loops than another's; word
+    /// lines are programmed bottom to top, so tPROG ramps over a block's word lines. Default 0
+    /// (every word line takes `t_prog_us`).
+    #[serde(default)]
+    pub t_prog_layer_spread_pct: f64,
 }
 
 impl TimingConfig {
@@ -121,6 +128,7 @@ impl TimingConfig {
             resume_cost_pct: default_resume_cost_pct(),
             suspend_min_progress_us: None,
             independent_plane_reads: false,
+            t_prog_layer_spread_pct: 0.0,
         }
     }
 
@@ -151,6 +159,7 @@ impl TimingConfig {
         if let Some(v) = self.suspend_min_progress_us {
             check_f64("timing.suspend_min_progress_us", v, 0.0, 100_000.0)?;
         }
+        check_f64("timing.t_prog_layer_spread_pct", self.t_prog_layer_spread_pct, 0.0, 100.0)?;
         let mut t_r_ns = [SimTime::ZERO; 4];
         let mut t_prog_ns = us_to_ns(self.t_prog_us);
         if geo.slc_mode {
@@ -185,6 +194,7 @@ impl TimingConfig {
             resume_cost_erase_ns: pct_of(us_to_ns(self.t_bers_us), self.resume_cost_pct),
             suspend_min_progress_ns: self.suspend_min_progress_us.map(us_to_ns),
             independent_plane_reads: self.independent_plane_reads,
+            t_prog_spread_ns: pct_of(t_prog_ns, self.t_prog_layer_spread_pct),
         })
     }
 }
@@ -209,7 +219,19 @@ pub struct Timing {
     /// `None`: an op may be suspended at any time.
     pub suspend_min_progress_ns: Option<SimTime>,
     pub independent_plane_reads: bool,
+    /// tPROG of a block's last word line less its first's (see
+    /// `TimingConfig::t_prog_layer_spread_pct`).
+    #[serde(default)]
+    pub t_prog_spread_ns: SimTime,
 }
+
+/// Positions in a block a program's word line is given at: [`Timing::program_array_ns_at`]'s
+/// `layer` runs from 0 (the first word line) to `LAYER_BANDS - 1` (the last).
+pub const LAYER_BANDS: u32 = 255;
+
+/// The `layer` of a program whose position is not resolved: it takes the mean tPROG, what the
+/// ramp averages to over a block.
+pub const LAYER_MEAN: u8 = 255;
 
 impl Timing {
     /// Channel time to move `bytes` between controller and die.
@@ -227,12 +249,29 @@ impl Timing {
         }
     }
 
+    /// Mean array time of a program of `planes` planes (multi-plane: one tPROG).
     pub fn program_array_ns(&self, planes: u32) -> SimTime {
         if self.multi_plane {
             self.t_prog_ns
         } else {
             self.t_prog_ns * planes.max(1) as u64
         }
+    }
+
+    /// Array time of a program of `planes` planes at word-line position `layer` of its block
+    /// (0 ..= `LAYER_BANDS - 1`): the mean plus the ramp of `t_prog_spread_ns`, linear in the
+    /// position and zero-sum over the block; [`LAYER_MEAN`]: the mean.
+    pub fn program_array_ns_at(&self, planes: u32, layer: u8) -> SimTime {
+        let mean = self.program_array_ns(planes);
+        let spread = self.t_prog_spread_ns.ns();
+        if spread == 0 || layer == LAYER_MEAN {
+            return mean;
+        }
+        let top = (LAYER_BANDS - 1) as u64;
+        // mean + spread * (layer / top - 1/2), in integers: 2 * spread * layer / (2 * top) - spread / 2
+        let per_plane = if self.multi_plane { 1 } else { planes.max(1) as u64 };
+        let up = spread * 2 * layer as u64 * per_plane / (2 * top);
+        SimTime::from_ns((mean.ns() + up).saturating_sub(spread * per_plane / 2))
     }
 
     pub fn erase_array_ns(&self, planes: u32) -> SimTime {
@@ -282,5 +321,27 @@ mod tests {
         let mut t = TimingConfig::example(CellType::Tlc);
         t.t_r_us = vec![50.0, 60.0];
         assert_eq!(t.validate(&geo).unwrap_err().key, "timing.t_r_us");
+    }
+
+    #[test]
+    fn the_layer_spread_ramps_tprog_over_the_block_around_its_mean() {
+        let geo = GeometryConfig::tiny_example().validate().unwrap();
+        let mut c = TimingConfig::example(CellType::Tlc);
+        c.t_prog_layer_spread_pct = 20.0;
+        let t = c.validate(&geo).unwrap();
+        let mean = t.program_array_ns(1).ns();
+        assert_eq!(mean, 1_200_000);
+        assert_eq!(t.program_array_ns_at(1, 0).ns(), 1_080_000);
+        assert_eq!(t.program_array_ns_at(1, 254).ns(), 1_320_000);
+        assert_eq!(t.program_array_ns_at(1, LAYER_MEAN).ns(), mean, "unresolved: the mean");
+        let times: Vec<u64> = (0..=254u8).map(|b| t.program_array_ns_at(1, b).ns()).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "rises with the layer");
+        let avg = times.iter().sum::<u64>() as f64 / times.len() as f64;
+        assert!((avg - mean as f64).abs() < 1.0, "zero-sum over the block: {avg}");
+        c.t_prog_layer_spread_pct = 0.0;
+        let flat = c.validate(&geo).unwrap();
+        assert!((0..=255u8).all(|b| flat.program_array_ns_at(1, b).ns() == mean));
+        c.t_prog_layer_spread_pct = 120.0;
+        assert_eq!(c.validate(&geo).unwrap_err().key, "timing.t_prog_layer_spread_pct");
     }
 }

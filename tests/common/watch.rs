@@ -36,6 +36,9 @@ impl<F: FnMut(&mut SimTarget, Option<&IoCompletion>)> Device for Watched<'_, F> 
         self.target.settle();
         (self.after)(self.target, None);
     }
+    fn resolve_slow_swings(&mut self, resolved: bool) {
+        self.target.resolve_slow_swings(resolved)
+    }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
         self.target.report_grid(origins_ns, interval_ns)
     }

@@ -55,8 +55,26 @@ impl SimSsd {
         let r = self.pus[slot as usize];
         let planes = self.core.layout.geo.planes_per_die as u8;
         // Labelled GC work when most of its units are GC's (for the op log's views only).
-        let op = NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes);
+        let op = NandOp::program(TAG_PROG | slot as u64, r.die, planes, r.mus * self.mu_bytes)
+            .at_layer(self.next_layer(program_queue(r.die, r.stream)));
         self.flash.submit(self.now, op.gc_labelled(2 * r.host_mus < r.mus));
+    }
+
+    /// The layer band (`nand_model::timing::LAYER_BANDS`) of program queue `qi`'s next word
+    /// line in the full-size drive's block (`LAYER_MEAN` while the ramp is not resolved), and
+    /// the queue moves on one word line.
+    #[allow(clippy::cast_possible_truncation)] // < LAYER_BANDS = 255
+    fn next_layer(&mut self, qi: u32) -> u8 {
+        use nand_model::timing::{LAYER_BANDS, LAYER_MEAN};
+        let wls = self.full_word_lines.max(1);
+        let Some(wl) = self.stream_word_lines.get_mut(qi as usize) else { return LAYER_MEAN };
+        let band = (*wl as u64 * LAYER_BANDS as u64 / wls as u64) as u8;
+        *wl = (*wl + 1) % wls;
+        if self.layer_ramp_resolved {
+            band
+        } else {
+            LAYER_MEAN
+        }
     }
 
     /// GC read `seq` finished: re-examines the program queues whose first waiting program

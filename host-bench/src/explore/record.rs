@@ -473,6 +473,9 @@ impl Device for Observed<'_> {
         self.rec.dies.tick(&mut self.target.ssd);
         self.rec.observe(&self.target.ssd, None);
     }
+    fn resolve_slow_swings(&mut self, resolved: bool) {
+        self.target.resolve_slow_swings(resolved)
+    }
     fn report_grid(&mut self, origins_ns: &[u64], interval_ns: u64) {
         self.target.report_grid(origins_ns, interval_ns)
     }

@@ -142,6 +142,8 @@ pub(super) fn warm_up<D: Device + ?Sized>(
     if group.controlled {
         return Ok(None);
     }
+    // The warm-up is the phase's start: it sees the drive's slow swings as the phase does.
+    group.slow_swings = resolves_slow_swings(file, members, opts.time_scale);
     group.start(dev, &wopts)?;
     let end = loop {
         let look_at = dev.now_ns().saturating_add(CHECK_NS);

@@ -50,7 +50,7 @@ impl Flash {
         let planes = op.planes.max(1) as u32;
         let (array_ns, w) = match op.kind {
             OpKind::Read => (t.read_array_ns(op.page_type as u32, planes), self.energy.read_w),
-            OpKind::Program => (t.program_array_ns(planes), self.energy.prog_w),
+            OpKind::Program => (t.program_array_ns_at(planes, op.page_type), self.energy.prog_w),
             OpKind::Erase => (t.erase_array_ns(planes), self.energy.erase_w),
         };
         let array_w = w * planes as f64;
