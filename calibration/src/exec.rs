@@ -336,7 +336,7 @@ fn measure_job(p: &Plan, user_bytes: u64, factor: f64) -> JobFile {
     measure.stonewall = true;
     if p.metric == Metric::Cov {
         // ezFIO's stability test, as `ssdlab ezfio` runs it: 20 minutes of full-scale time and
-        // at least 30 device seconds (the job runtime is full-scale time).
+        // 300 device seconds (`stability_full_scale_s`; the job runtime is full-scale time).
         let seconds = stability_full_scale_s(EZFIO_STABILITY_S, 1.0 / factor);
         measure.time_based = true;
         measure.runtime_ns = Some(nand_model::cast::sat_u64((seconds * 1e9).ceil()));
@@ -444,11 +444,11 @@ mod tests {
             total / 8
         );
         assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));
-        // ezFIO's stability test: 1200 full-scale s, here 30 device seconds x the scale factor.
+        // ezFIO's stability test: 1200 full-scale s, here 300 device seconds x the scale factor.
         let p = plan("b,tiny,,,ezfio,steady,70/30,4k,70,yes,32,8,cov,1.5,percent,");
         let text = format!(
             "[global]\nrw=randrw\nbs=4k\nrwmixread=70\n{common}[warm]\nnumber_ios={}\n\
-             [measure]\nstonewall\ntime_based=1\nruntime=1920\n",
+             [measure]\nstonewall\ntime_based=1\nruntime=19200\n",
             measure_ios(&p, gib) / 5 / 8
         );
         assert_eq!(measure_job(&p, gib, 64.0).jobs, parsed(&text));

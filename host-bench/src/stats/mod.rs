@@ -11,7 +11,10 @@ mod windows;
 pub use histogram::{Histogram, SUB_BUCKET_BITS};
 pub use series::{IntervalPoint, SeriesRecorder, MAX_SERIES_POINTS};
 pub use steady::SteadyStateTracker;
-pub use windows::{iops_per_window, stability_full_scale_s, windows, Window, DEVICE_SECOND_NS, MIN_DEVICE_SECONDS};
+pub use windows::{
+    iops_per_window, stability_full_scale_s, windows, Window, DEVICE_SECOND_NS, MAX_STABILITY_DEVICE_SECONDS,
+    MIN_DEVICE_SECONDS,
+};
 
 /// Mean, spread and range of a set of samples (e.g. IOPS per second).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
