@@ -262,7 +262,7 @@ pub const SLOW_SWING_MIN_DEVICE_NS: u64 = 60_000_000_000;
 /// always (its phases are as long as the full-size drive's), at reduced scale only when every
 /// member is time-based and runs at least [`SLOW_SWING_MIN_DEVICE_NS`] of device time. A
 /// shorter scaled phase would see part of one swing (60 s groups of P5520 random writes at
-/// 1/256 ranged -3.4% .. +5.6% around their mean with the swings, +-0.4% without); it takes
+/// 1/256 ranged -2.9% .. +5.6% around their mean with the swings, +-0.5% without); it takes
 /// the mean program time instead.
 fn resolves_slow_swings(file: &JobFile, members: &[usize], time_scale: f64) -> bool {
     time_scale >= 1.0
