@@ -21,7 +21,12 @@ fn cut8() -> profile::ValidatedProfile {
         "user_capacity_bytes = 480_000_000_000",
         1,
     );
-    profile::parse(&text, "cut8-tlc").unwrap()
+    // Without the layers' tPROG ramp (`t_prog_layer_spread_pct`), whose slow swing is physics
+    // of the full-size drive too (tests/layer_spread.rs): this test is about what reduction does.
+    let text = text.replacen("t_prog_layer_spread_pct = 21.0", "t_prog_layer_spread_pct = 0.0", 1);
+    let p = profile::parse(&text, "cut8-tlc").unwrap();
+    assert_eq!(p.timing.t_prog_spread_ns.ns(), 0, "the ramp is off");
+    p
 }
 
 /// Writes completed in each window of `window_ns` during the last `measure` of `total` closed-
