@@ -68,10 +68,10 @@ impl SimSsd {
         use nand_model::timing::{LAYER_BANDS, LAYER_MEAN};
         let wls = self.full_word_lines.max(1);
         let Some(wl) = self.stream_word_lines.get_mut(qi as usize) else { return LAYER_MEAN };
-        let band = (*wl as u64 * LAYER_BANDS as u64 / wls as u64) as u8;
-        *wl = (*wl + 1) % wls;
+        let at = *wl;
+        *wl = if at + 1 >= wls { 0 } else { at + 1 };
         if self.layer_ramp_resolved {
-            band
+            (at as u64 * LAYER_BANDS as u64 / wls as u64) as u8
         } else {
             LAYER_MEAN
         }
