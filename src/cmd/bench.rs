@@ -138,6 +138,9 @@ pub fn run(a: BenchArgs) -> Result<(), CliError> {
     check_bench_memory(&a, &p, scale)?;
     let opts = DeviceOptions { scale_divisor: scale, track_sequence: a.track_sequence, ..Default::default() };
     let mut d = SimSsd::new(&p, &opts).map_err(CliError::bad_input)?;
+    // Its writes are a size-based phase: as `ssdlab run` runs one on a reduced drive, in the
+    // mean tPROG (the layers' ramp is resolved in long time-based phases only).
+    d.resolve_layer_ramp(scale <= 1);
     let user_units = d.capacity().user_bytes_sim / 4096;
     let raw_mus = d.core.layout.total_mus();
     let mut out = String::new();
