@@ -22,6 +22,7 @@ mod fatal;
 mod flow;
 mod groups;
 mod instance;
+mod io_records;
 mod iolog_source;
 mod job_result;
 mod lat_target;
@@ -32,12 +33,14 @@ mod position;
 mod rate;
 mod results;
 mod setup;
+mod slow_swings;
 mod think;
 mod wait_for;
 mod warmup;
 pub use fatal::JobFatal;
 use groups::{reporting_groups, split_groups};
 use instance::{Instance, Source};
+pub use io_records::{CompleteHook, CompletedIo, SubmitHook, SubmittedIo};
 pub use iolog_source::largest_entry_bytes;
 use iolog_source::IologSource;
 pub use job_result::{DirResult, JobResult, RunResult, SteadyStateOutcome};
@@ -47,6 +50,8 @@ pub use pause::{group_count, pausable, run_or_pause, PausedRun, RunOutcome};
 pub use position::RunPosition;
 pub use results::{merge_verify_phase, VerifyPhase};
 use setup::{new_instance, new_slot, RampStats};
+use slow_swings::resolves_slow_swings;
+pub use slow_swings::SLOW_SWING_MIN_DEVICE_NS;
 pub use warmup::{Warmup, WarmupEnd};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,39 +103,6 @@ pub struct RunOptions<'a> {
     /// at every invocation; here such a job's streams are keyed by this count instead, so a
     /// session's runs draw different offsets while the whole session still repeats from `seed`.
     pub reseed: u32,
-}
-
-/// Receives submitted I/Os in batches (see [`RunOptions::on_submit`]).
-pub type SubmitHook<'a> = &'a mut dyn FnMut(&[SubmittedIo]);
-/// Receives measured completions in batches (see [`RunOptions::on_complete`]).
-pub type CompleteHook<'a> = &'a mut dyn FnMut(&[CompletedIo]);
-
-/// One measured completion, for fio's per-I/O logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CompletedIo {
-    /// Index of the job section in the file, and the `numjobs` clone.
-    pub job: u32,
-    pub clone: u32,
-    /// Submission and completion, ns since the job instance started.
-    pub submit_ns: u64,
-    pub complete_ns: u64,
-    pub dir: crate::device::IoDir,
-    pub len_bytes: u32,
-    /// Where the I/O went, when its job logs offsets (fio `log_offset`); 0 otherwise.
-    pub offset_bytes: u64,
-}
-
-/// One submitted I/O, for I/O logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SubmittedIo {
-    /// Index of the job section in the file, and the `numjobs` clone.
-    pub job: u32,
-    pub clone: u32,
-    /// Device time of the submission, ns since the run started.
-    pub time_ns: u64,
-    pub dir: crate::device::IoDir,
-    pub offset_bytes: u64,
-    pub len_bytes: u32,
 }
 
 impl RunOptions<'_> {
@@ -251,26 +223,6 @@ struct GroupRun {
     /// ([`resolves_slow_swings`]).
     #[serde(default)]
     slow_swings: bool,
-}
-
-/// Device time a phase must last to see the drive's slow swings averaged, as the full-size
-/// drive's phases do (`SimSsd::resolve_layer_ramp`): the layer ramp swings throughput over the
-/// 10-30 s each write stream takes to fill a full-size block, and host and GC streams beat.
-pub const SLOW_SWING_MIN_DEVICE_NS: u64 = 60_000_000_000;
-
-/// Whether a group of `members` of `file` shows the drive's slow swings: on an unscaled drive
-/// always (its phases are as long as the full-size drive's), at reduced scale only when every
-/// member is time-based and runs at least [`SLOW_SWING_MIN_DEVICE_NS`] of device time. A
-/// shorter scaled phase would see part of one swing (60 s groups of P5520 random writes at
-/// 1/256 ranged -2.9% .. +5.6% around their mean with the swings, +-0.5% without); it takes
-/// the mean program time instead.
-fn resolves_slow_swings(file: &JobFile, members: &[usize], time_scale: f64) -> bool {
-    time_scale >= 1.0
-        || members.iter().all(|&j| {
-            file.jobs.get(j).is_some_and(|s| {
-                s.time_based && s.runtime_ns.is_some_and(|r| scale(r, time_scale) >= SLOW_SWING_MIN_DEVICE_NS)
-            })
-        })
 }
 
 impl GroupRun {
