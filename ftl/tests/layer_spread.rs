@@ -11,21 +11,11 @@ use nand_model::{OpEvent, OpKind};
 
 /// generic-tlc cut to 8 dies and 480 GB, with `spread_pct` of layer spread.
 fn cut8(spread_pct: f64) -> profile::ValidatedProfile {
-    let text = profile::EMBEDDED.iter().find(|(n, _)| *n == "generic-tlc").map(|e| e.1).unwrap_or_default();
-    let text: String =
-        text.replacen("dies_per_channel = 16", "dies_per_channel = 1", 1)
-            .replacen("user_capacity_bytes = 7_680_000_000_000", "user_capacity_bytes = 480_000_000_000", 1)
-            .lines()
-            .filter(|l| !l.starts_with("t_prog_layer_spread_pct"))
-            .map(|l| {
-                if l == "[timing]" {
-                    format!("{l}\nt_prog_layer_spread_pct = {spread_pct}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect::<String>();
-    profile::parse(&text, "cut8-tlc").unwrap()
+    let mut p = profile::load("generic-tlc").unwrap().profile;
+    p.geometry.dies_per_channel = 1;
+    p.host.user_capacity_bytes = 480_000_000_000;
+    p.timing.t_prog_layer_spread_pct = spread_pct;
+    profile::validate(p, "cut8-tlc").unwrap()
 }
 
 /// Array time of each program die 0 runs while `mib` MiB are written sequentially (host data

@@ -13,23 +13,14 @@ const SCALE: u32 = 64;
 
 /// generic-tlc cut to 8 dies and 480 GB, with `spread_pct` of layer spread, as a profile file.
 fn cut8(spread_pct: f64) -> std::path::PathBuf {
-    let text = ftl::profile::EMBEDDED.iter().find(|(n, _)| *n == "generic-tlc").map(|e| e.1).unwrap_or_default();
-    let text: String =
-        text.replacen("dies_per_channel = 16", "dies_per_channel = 1", 1)
-            .replacen("user_capacity_bytes = 7_680_000_000_000", "user_capacity_bytes = 480_000_000_000", 1)
-            .lines()
-            .filter(|l| !l.starts_with("t_prog_layer_spread_pct"))
-            .map(|l| {
-                if l == "[timing]" {
-                    format!("{l}\nt_prog_layer_spread_pct = {spread_pct}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-    assert!(text.contains(&format!("t_prog_layer_spread_pct = {spread_pct}\n")));
+    let mut p = ftl::profile::load("generic-tlc").unwrap().profile;
+    p.geometry.dies_per_channel = 1;
+    p.host.user_capacity_bytes = 480_000_000_000;
+    p.timing.t_prog_layer_spread_pct = spread_pct;
     let path = std::env::temp_dir().join(format!("ssdlab-slow-swings-{}-{spread_pct}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, ftl::profile::to_toml(&p)).unwrap();
+    let written = ftl::profile::load(path.to_str().unwrap()).unwrap();
+    assert_eq!(written.profile.timing.t_prog_layer_spread_pct, spread_pct);
     path
 }
 

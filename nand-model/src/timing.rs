@@ -268,9 +268,9 @@ impl Timing {
             return mean;
         }
         let top = (LAYER_BANDS - 1) as u64;
-        // mean + spread * (layer / top - 1/2), in integers: 2 * spread * layer / (2 * top) - spread / 2
+        // mean + spread * (layer / top - 1/2), in integers
         let per_plane = if self.multi_plane { 1 } else { planes.max(1) as u64 };
-        let up = spread * 2 * layer as u64 * per_plane / (2 * top);
+        let up = spread * layer as u64 * per_plane / top;
         SimTime::from_ns((mean.ns() + up).saturating_sub(spread * per_plane / 2))
     }
 
